@@ -1,0 +1,1 @@
+//! Typed MCP messages (work in progress).
