@@ -155,7 +155,10 @@ mod tests {
     #[test]
     fn rejects_what_mcp_forbids() {
         for text in ["null", "1.5", "true", "[1]", "{}", "18446744073709551615"] {
-            assert!(serde_json::from_str::<Id>(text).is_err(), "{text} must be rejected");
+            assert!(
+                serde_json::from_str::<Id>(text).is_err(),
+                "{text} must be rejected"
+            );
         }
     }
 }

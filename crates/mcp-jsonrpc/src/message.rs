@@ -284,7 +284,13 @@ fn classify(text: &str) -> Result<Message, InvalidMessage> {
         Some(raw) if is_null(raw) => None,
         Some(raw) => match serde_json::from_str::<Id>(raw.get()) {
             Ok(id) => Some(id),
-            Err(e) => return Err(InvalidMessage::new(None, is_request, format!("bad id: {e}"))),
+            Err(e) => {
+                return Err(InvalidMessage::new(
+                    None,
+                    is_request,
+                    format!("bad id: {e}"),
+                ));
+            }
         },
     };
     match env.jsonrpc {
@@ -306,9 +312,8 @@ fn classify(text: &str) -> Result<Message, InvalidMessage> {
     }
 
     if let Some(method) = env.method {
-        let method: Cow<'_, str> = serde_json::from_str(method.get()).map_err(|_| {
-            InvalidMessage::new(id.clone(), true, "\"method\" must be a string")
-        })?;
+        let method: Cow<'_, str> = serde_json::from_str(method.get())
+            .map_err(|_| InvalidMessage::new(id.clone(), true, "\"method\" must be a string"))?;
         if env.result.is_some() || env.error.is_some() {
             return Err(InvalidMessage::new(
                 id,
@@ -382,7 +387,11 @@ fn classify(text: &str) -> Result<Message, InvalidMessage> {
         }
     };
     if env.id.is_none() {
-        return Err(InvalidMessage::new(None, false, "a response must have an id"));
+        return Err(InvalidMessage::new(
+            None,
+            false,
+            "a response must have an id",
+        ));
     }
     Ok(Message::Response(Response { id, outcome }))
 }
@@ -652,10 +661,10 @@ mod tests {
 
     #[test]
     fn batches() {
-        let Parsed::Batch(items) = parse(
-            br#"[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"},5]"#,
-        )
-        .unwrap() else {
+        let Parsed::Batch(items) =
+            parse(br#"[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"},5]"#)
+                .unwrap()
+        else {
             panic!()
         };
         assert_eq!(items.len(), 3);

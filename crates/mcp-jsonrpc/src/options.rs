@@ -1,0 +1,123 @@
+//! Connection options: limits, stdout log, child process settings.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Bounds that protect the client from a misbehaving peer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest message accepted from the peer, in bytes: one line on stdio and unix
+    /// sockets, the accumulated `data` of one SSE event or one JSON body on streamable HTTP.
+    /// A larger message is discarded as it streams in (never buffered whole), counted in
+    /// [`ClientStats::oversized_messages`](crate::ClientStats), and when it can be attributed
+    /// to a pending request, that request fails with [`Error::MessageTooLarge`](crate::Error).
+    /// Default: 16 MiB.
+    pub max_message_bytes: usize,
+    /// Capacity of the queue of server→client notifications. When it is full, new
+    /// notifications are dropped and counted ([`ClientStats::notifications_dropped`](crate::ClientStats)).
+    /// Default: 1024.
+    pub notifications_capacity: usize,
+    /// Capacity of the queue of server→client requests. When it is full, a new request is
+    /// answered at once with `-32000 client overloaded`. Default: 64.
+    pub requests_capacity: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_message_bytes: 16 * 1024 * 1024,
+            notifications_capacity: 1024,
+            requests_capacity: 64,
+        }
+    }
+}
+
+/// Rotating log of every non-blank line read from the peer (usually a stdio server's stdout).
+///
+/// When the current file would grow past `max_bytes_per_part`, it is renamed to
+/// `<stem>.segment-NNNN<.ext>` (for `server.stdout.log`: `server.stdout.segment-0001.log`, …)
+/// and a new file is started. Numbering continues after the highest part already on disk, so
+/// history is never overwritten; `max_parts` keeps only the newest segments. No component of
+/// `path` may be a symlink. Writing is best effort: the first write failure disables the log
+/// with one error message, and the connection is not affected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StdoutLog {
+    /// The file being written; parent directories are created.
+    pub path: PathBuf,
+    /// Rotate before a part would exceed this many bytes (minimum 1). A single line longer
+    /// than this gets a part of its own.
+    pub max_bytes_per_part: u64,
+    /// Keep at most this many rotated segments (`None`: keep all). The current file is not
+    /// counted.
+    pub max_parts: Option<usize>,
+}
+
+impl StdoutLog {
+    /// A log at `path` with the defaults of `mcp.json`: 1 MiB parts, 32 segments kept.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            max_bytes_per_part: 1024 * 1024,
+            max_parts: Some(32),
+        }
+    }
+}
+
+/// Where a spawned child's stderr goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StderrMode {
+    /// The child writes to this process's stderr (default: server logs stay visible).
+    #[default]
+    Inherit,
+    /// Discarded.
+    Null,
+}
+
+/// Options of a connection. Despite the name (kept from the seed API), only the `env`,
+/// `inherit_env`, `cwd`, `kill_on_drop` and `stderr` fields are specific to spawning a child;
+/// `limits` and `stdout_log` apply to every transport.
+#[derive(Debug, Clone)]
+pub struct SpawnOptions {
+    /// Log every line read from the peer (see [`StdoutLog`]).
+    pub stdout_log: Option<StdoutLog>,
+    /// Message size and queue bounds.
+    pub limits: Limits,
+    /// Variables set in the child's environment (after the inherited or baseline ones).
+    pub env: Vec<(OsString, OsString)>,
+    /// Inherit this process's whole environment (default `true`). When `false`, the child
+    /// starts from an empty environment plus only [`BASELINE_ENV_VARS`] (those set here),
+    /// then `env`, so host secrets do not leak into the server.
+    pub inherit_env: bool,
+    /// Working directory of the child (default: this process's).
+    pub cwd: Option<PathBuf>,
+    /// Kill the child when the [`Client`](crate::Client) is dropped (default `true`).
+    pub kill_on_drop: bool,
+    /// Where the child's stderr goes (default: inherited).
+    pub stderr: StderrMode,
+}
+
+/// The variables passed to a child spawned with `inherit_env: false`, when they are set.
+pub const BASELINE_ENV_VARS: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USERPROFILE",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "SystemRoot",
+    "SYSTEMROOT",
+];
+
+impl Default for SpawnOptions {
+    fn default() -> Self {
+        Self {
+            stdout_log: None,
+            limits: Limits::default(),
+            env: Vec::new(),
+            inherit_env: true,
+            cwd: None,
+            kill_on_drop: true,
+            stderr: StderrMode::Inherit,
+        }
+    }
+}
