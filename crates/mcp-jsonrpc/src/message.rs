@@ -209,9 +209,10 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, ParseError> {
         Some(b'[') => {
             let items: Vec<&RawValue> = serde_json::from_slice(bytes)?;
             if items.is_empty() {
+                // JSON-RPC answers an empty batch with one Invalid Request error.
                 return Ok(Parsed::Single(Err(InvalidMessage::new(
                     None,
-                    false,
+                    true,
                     "empty batch",
                 ))));
             }

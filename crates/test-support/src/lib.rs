@@ -1,0 +1,157 @@
+//! Test helpers shared by the workspace: where the third-party peers and the spec live, and
+//! how to start them.
+//!
+//! Peers are installed by `scripts/install-peers.sh` into `$MCP_PEERS_DIR` (default
+//! `~/.cache/mcp-toolkit/peers`). A test that needs a missing peer fails with a message
+//! saying how to install it; it never skips.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root exists")
+}
+
+/// Where `scripts/install-peers.sh` put the peers.
+pub fn peers_dir() -> PathBuf {
+    match std::env::var_os("MCP_PEERS_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let home = std::env::var_os("HOME").expect("HOME is set");
+            PathBuf::from(home).join(".cache/mcp-toolkit/peers")
+        }
+    }
+}
+
+fn require(path: PathBuf, what: &str) -> PathBuf {
+    assert!(
+        path.exists(),
+        "{what} is not installed (looked for {}). Run `scripts/install-peers.sh` \
+         (or set MCP_PEERS_DIR to where the peers are), then run the tests again.",
+        path.display()
+    );
+    path
+}
+
+/// The everything server's entry point (`node <this> stdio|streamableHttp`).
+pub fn everything_js() -> PathBuf {
+    require(
+        peers_dir().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+        "the everything server (@modelcontextprotocol/server-everything)",
+    )
+}
+
+/// The conformance suite's command.
+pub fn conformance_bin() -> PathBuf {
+    require(
+        peers_dir().join("node/node_modules/.bin/conformance"),
+        "the conformance suite (@modelcontextprotocol/conformance)",
+    )
+}
+
+/// A Python interpreter that has the official `mcp` package.
+pub fn peers_python() -> PathBuf {
+    require(peers_dir().join("venv/bin/python"), "the Python SDK (mcp)")
+}
+
+/// A fixture file of this crate (`crates/test-support/fixtures/<name>`).
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+}
+
+/// `node` with the project's preloads (host-less `listen()` binds 127.0.0.1; `fs.globSync`
+/// on Node < 22) and `NODE_PATH` pointing at the installed packages.
+pub fn node_command() -> Command {
+    let scripts = repo_root().join("scripts/peers");
+    let mut command = Command::new("node");
+    command
+        .env(
+            "NODE_OPTIONS",
+            format!(
+                "-r {} --import {}",
+                scripts.join("listen-loopback.cjs").display(),
+                scripts.join("node20-fs-glob.mjs").display()
+            ),
+        )
+        .env("NODE_PATH", peers_dir().join("node/node_modules"))
+        .kill_on_drop(true);
+    command
+}
+
+/// The spec directory: `$MCP_SPEC_DIR`, or `../shared/spec` beside the repository. Panics
+/// loudly when it is absent, so that spec-driven tests never pass without running.
+pub fn spec_dir() -> PathBuf {
+    let dir = std::env::var_os("MCP_SPEC_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared/spec"));
+    assert!(
+        dir.join("mcp").is_dir(),
+        "the MCP spec directory was not found at {}: these tests did NOT run. Set MCP_SPEC_DIR \
+         to the folder holding mcp/<version>/schema.json.",
+        dir.display()
+    );
+    dir
+}
+
+/// A port on 127.0.0.1 that was free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free local port")
+}
+
+/// A server process that is killed when dropped.
+pub struct ServerProcess {
+    /// The process.
+    pub child: Child,
+    /// Its MCP endpoint.
+    pub url: String,
+}
+
+/// Starts the everything server over streamable HTTP and waits until it says it listens.
+pub async fn start_everything_http() -> ServerProcess {
+    let port = free_port();
+    let mut child = node_command()
+        .arg(everything_js())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node starts (is Node.js installed?)");
+    // It announces its port on stderr.
+    let stderr = child.stderr.take().expect("piped stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let ready = async {
+        while let Some(line) = lines.next_line().await.expect("read server output") {
+            if line.contains("listening on port") {
+                return true;
+            }
+        }
+        false
+    };
+    let ready = tokio::time::timeout(Duration::from_secs(30), ready).await;
+    assert!(
+        matches!(ready, Ok(true)),
+        "the everything server did not report listening on port {port}"
+    );
+    // Keep forwarding its stderr so that it never blocks on a full pipe.
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            eprintln!("[everything] {line}");
+        }
+    });
+    ServerProcess {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
