@@ -1,6 +1,81 @@
-//! JSON-RPC 2.0 for the Model Context Protocol.
+//! JSON-RPC 2.0 for the Model Context Protocol: the message model, a bidirectional peer with
+//! explicit limits, and client transports over stdio, unix sockets, any byte stream, and
+//! streamable HTTP.
 //!
-//! (crate documentation is completed below)
+//! This crate knows JSON-RPC, not MCP: it never looks at a method name. `mcp-kit` builds the
+//! MCP client on top of it; `mcp-schema` gives the typed messages.
+//!
+//! # A connection
+//!
+//! [`Client`] is one connection. Requests may be sent concurrently from any task (through a
+//! cloned [`ClientHandle`]); they are matched to their responses by id, and writes are
+//! serialized so messages never interleave. What the peer sends on its own lands in two
+//! bounded queues: [`Client::take_requests`] (each [`IncomingRequest`] must be answered; when
+//! the queue is full the peer gets `-32000 client overloaded` at once) and
+//! [`Client::take_notifications`] (dropped and counted when full).
+//!
+//! ```
+//! use mcp_jsonrpc::Client;
+//! use serde_json::json;
+//! use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Any AsyncRead/AsyncWrite pair works; here an in-memory pipe with a tiny echo server.
+//! let (ours, theirs) = tokio::io::duplex(64 * 1024);
+//! let (read, write) = tokio::io::split(ours);
+//! tokio::spawn(async move {
+//!     let (server_read, mut server_write) = tokio::io::split(theirs);
+//!     let mut lines = BufReader::new(server_read).lines();
+//!     while let Ok(Some(line)) = lines.next_line().await {
+//!         let request: serde_json::Value = serde_json::from_str(&line).unwrap();
+//!         let reply = json!({ "jsonrpc": "2.0", "id": request["id"], "result": request["params"] });
+//!         server_write.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
+//!     }
+//! });
+//!
+//! let client = Client::connect_io(read, write).await?;
+//! let result = client.request("echo", Some(json!({ "hello": "world" }))).await?;
+//! assert_eq!(result, json!({ "hello": "world" }));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Transports
+//!
+//! | constructor | transport |
+//! |---|---|
+//! | [`Client::spawn`], [`Client::spawn_with_options`], [`Client::spawn_command`] | a child process's stdin/stdout, one message per line; stderr inherited; killed on drop; environment baseline with `inherit_env: false` |
+//! | [`Client::connect_unix`] | a unix domain socket, one message per line |
+//! | [`Client::connect_io`] | any `AsyncRead` + `AsyncWrite`, one message per line |
+//! | [`Client::connect_streamable_http`] and the `_with_options` / `_split_with_options` variants | streamable HTTP: POST per message, JSON or SSE answers, `mcp-session-id`, GET SSE stream, `Last-Event-ID` resumption, no redirects or system proxy by default |
+//!
+//! # Limits and hostile peers
+//!
+//! [`Limits`] bounds every inbound message (`max_message_bytes`, per line or per SSE event;
+//! a larger one is discarded as it streams in and fails only the request it answered) and
+//! both inbound queues. Lines that are not JSON are skipped (counted in [`ClientStats`]), a
+//! response to an unknown id is ignored, an invalid request is answered `-32600`, a batch is
+//! answered with one array, a request dropped without an answer is answered `-32603`, and a
+//! peer that disappears fails every pending request at once with [`Error::Closed`]. Dropping
+//! the future of a pending request frees its slot.
+//!
+//! # Child processes
+//!
+//! [`Client::wait`] closes stdin and waits for the child; [`Client::wait_with_timeout`]
+//! bounds that wait and then either returns [`Error::WaitTimeout`] (the child can be taken
+//! with [`Client::take_child`]) or kills it ([`WaitOnTimeout::Kill`]). A [`StdoutLog`]
+//! records every line the child printed, rotating files by size.
+//!
+//! # Features
+//!
+//! - `client` (default): the peer and the stream transports (tokio).
+//! - `http` (default): the streamable HTTP transport (reqwest with rustls).
+//!
+//! Without default features only the message model ([`message`], [`Id`], [`ErrorObject`]) and
+//! the SSE parser ([`sse`]) remain, with no I/O dependency.
+//!
+//! The crate targets unix platforms (it uses `O_NOFOLLOW` and unix sockets).
 
 mod id;
 pub mod message;

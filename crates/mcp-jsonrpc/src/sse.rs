@@ -3,9 +3,11 @@
 //! It follows the WHATWG event-stream interpretation: lines end with CRLF, LF or CR; a line
 //! starting with `:` is a comment; `field: value` loses one leading space of the value; the
 //! `data` lines of one event are joined with `\n`; an event is dispatched at a blank line and
-//! only when it has data; `id` (without NUL) sets the last event id even for an event without
-//! data; `retry` takes ASCII digits only. The accumulated data of one event is capped: beyond
-//! the cap, bytes are not kept but scanned for the message's top-level `id`.
+//! only when it has data; `id` (without NUL) becomes the last event id when its event ends at
+//! the blank line, even for an event without data (an event cut off before its blank line was
+//! never received, so its id does not count), and an empty `id` clears it; `retry` takes ASCII
+//! digits only. The accumulated data of one event is capped: beyond the cap, bytes are not
+//! kept but scanned for the message's top-level `id`.
 
 use crate::scan::MemberScanner;
 pub use crate::scan::Oversized;
@@ -63,6 +65,8 @@ pub struct SseParser {
     has_data: bool,
     oversized: Option<MemberScanner>,
     event: Option<String>,
+    /// The `id` field of the event being read; it counts once the event is complete.
+    event_id: Option<String>,
     last_event_id: Option<String>,
     retry_ms: Option<u64>,
 }
@@ -80,12 +84,14 @@ impl SseParser {
             has_data: false,
             oversized: None,
             event: None,
+            event_id: None,
             last_event_id: None,
             retry_ms: None,
         }
     }
 
-    /// The last event id the stream set (`id:` field), for `Last-Event-ID`.
+    /// The id of the last complete event that set one (`id:` field), for `Last-Event-ID`;
+    /// `None` when there is none or the stream cleared it with an empty `id`.
     pub fn last_event_id(&self) -> Option<&str> {
         self.last_event_id.as_deref()
     }
@@ -234,7 +240,7 @@ impl SseParser {
         let value = std::mem::take(&mut self.value);
         match field {
             Field::Id if !value.contains(&0) => {
-                self.last_event_id = Some(String::from_utf8_lossy(&value).into_owned());
+                self.event_id = Some(String::from_utf8_lossy(&value).into_owned());
             }
             Field::Event if !value.contains(&0) => {
                 self.event = Some(String::from_utf8_lossy(&value).into_owned());
@@ -251,6 +257,9 @@ impl SseParser {
     }
 
     fn dispatch(&mut self, emit: &mut impl FnMut(SseEvent)) {
+        if let Some(id) = self.event_id.take() {
+            self.last_event_id = (!id.is_empty()).then_some(id);
+        }
         if let Some(scanner) = self.oversized.take() {
             emit(SseEvent::Oversized(scanner.finish()));
         } else if self.has_data {
@@ -267,6 +276,7 @@ impl SseParser {
         self.has_data = false;
         self.oversized = None;
         self.event = None;
+        self.event_id = None;
     }
 }
 
@@ -317,6 +327,26 @@ mod tests {
         assert_eq!(data(&events[0]), "");
         assert_eq!(parser.last_event_id(), Some("42"));
         assert_eq!(parser.retry_ms(), None);
+    }
+
+    #[test]
+    fn an_id_counts_only_once_its_event_is_complete() {
+        let mut parser = SseParser::new(64);
+        let mut events = Vec::new();
+        parser.feed(b"id: 1\ndata: a\n\nid: 2\ndata: b", &mut |e| events.push(e));
+        assert_eq!(events.len(), 1);
+        assert_eq!(parser.last_event_id(), Some("1"));
+        // The stream broke: the second event was never received.
+        parser.finish();
+        assert_eq!(parser.last_event_id(), Some("1"));
+        // An event without an id keeps the last one; an empty id clears it.
+        parser.feed(b"data: c\n\n", &mut |e| events.push(e));
+        assert_eq!(parser.last_event_id(), Some("1"));
+        parser.feed(b"id: 3\n\n", &mut |e| events.push(e));
+        assert_eq!(parser.last_event_id(), Some("3"));
+        parser.feed(b"id\ndata: d\n\n", &mut |e| events.push(e));
+        assert_eq!(parser.last_event_id(), None);
+        assert_eq!(events.len(), 3);
     }
 
     #[test]

@@ -51,18 +51,31 @@ async fn memory_stays_bounded_against_hostile_peers() {
     // 1. A 64 MiB response line, four times the limit, streamed in 1 MiB pieces.
     let handle = client.handle();
     let call = tokio::spawn(async move { handle.request("resources/read", None).await });
-    let request: Value = serde_json::from_str(&peer_lines.next_line().await.unwrap().unwrap()).unwrap();
+    let request: Value =
+        serde_json::from_str(&peer_lines.next_line().await.unwrap().unwrap()).unwrap();
     let chunk = vec![b'A'; MIB as usize];
     peer_write
-        .write_all(format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"blob\":\"", request["id"]).as_bytes())
+        .write_all(
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"blob\":\"",
+                request["id"]
+            )
+            .as_bytes(),
+        )
         .await
         .unwrap();
     for _ in 0..64 {
         peer_write.write_all(&chunk).await.unwrap();
     }
     peer_write.write_all(b"\"}}\n").await.unwrap();
-    let outcome = timeout(Duration::from_secs(20), call).await.unwrap().unwrap();
-    assert!(matches!(outcome, Err(Error::MessageTooLarge { .. })), "{outcome:?}");
+    let outcome = timeout(Duration::from_secs(20), call)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        matches!(outcome, Err(Error::MessageTooLarge { .. })),
+        "{outcome:?}"
+    );
     let after_line = status_bytes("VmHWM:");
     eprintln!(
         "peak RSS grew by {:.1} MiB for a 64 MiB line (limit 16 MiB)",
@@ -96,11 +109,17 @@ async fn memory_stays_bounded_against_hostile_peers() {
         .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"flood/done\"}\n")
         .await
         .unwrap();
-    let done = timeout(Duration::from_secs(60), notifications.recv()).await.unwrap().unwrap();
+    let done = timeout(Duration::from_secs(60), notifications.recv())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(done.method, "flood/done");
     let stats = client.stats();
     assert_eq!(stats.requests_overloaded, 200_000 - 64);
-    assert!(stats.replies_dropped > 0, "the unread peer made us drop refusals: {stats:?}");
+    assert!(
+        stats.replies_dropped > 0,
+        "the unread peer made us drop refusals: {stats:?}"
+    );
     let after_flood = status_bytes("VmRSS:");
     eprintln!(
         "RSS grew by {:.1} MiB during the flood ({} refusals dropped)",
@@ -127,8 +146,18 @@ async fn memory_stays_bounded_against_hostile_peers() {
     .await
     .unwrap();
     peer_write
-        .write_all(format!("{}\n", json!({ "jsonrpc": "2.0", "id": ping["id"], "result": {} })).as_bytes())
+        .write_all(
+            format!(
+                "{}\n",
+                json!({ "jsonrpc": "2.0", "id": ping["id"], "result": {} })
+            )
+            .as_bytes(),
+        )
         .await
         .unwrap();
-    timeout(Duration::from_secs(20), call).await.unwrap().unwrap().unwrap();
+    timeout(Duration::from_secs(20), call)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
 }

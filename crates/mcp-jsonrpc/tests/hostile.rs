@@ -24,7 +24,8 @@ impl Peer {
             .expect("peer waited too long for a message")
             .expect("read")
             .expect("client closed the connection");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("client wrote invalid JSON ({e}): {line}"))
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("client wrote invalid JSON ({e}): {line}"))
     }
 
     async fn send_raw(&mut self, bytes: &[u8]) {
@@ -72,11 +73,21 @@ async fn garbage_and_truncated_lines_are_skipped_and_the_stream_goes_on() {
     let call = tokio::spawn(async move { handle.request("ping", None).await });
     let request = peer.recv().await;
     assert_eq!(request["method"], "ping");
-    peer.send_raw(b"garbage\n{\"jsonrpc\":\"2.0\",\"id\":1,\"res\n\x00\x01\xff\n   \n\n").await;
-    peer.send(result_of(&request["id"], json!({ "ok": true }))).await;
-    let result = timeout(LIMIT, call).await.expect("answered").expect("task").expect("ok");
+    peer.send_raw(b"garbage\n{\"jsonrpc\":\"2.0\",\"id\":1,\"res\n\x00\x01\xff\n   \n\n")
+        .await;
+    peer.send(result_of(&request["id"], json!({ "ok": true })))
+        .await;
+    let result = timeout(LIMIT, call)
+        .await
+        .expect("answered")
+        .expect("task")
+        .expect("ok");
     assert_eq!(result, json!({ "ok": true }));
-    assert_eq!(client.stats().invalid_json, 3, "blank lines are not counted");
+    assert_eq!(
+        client.stats().invalid_json,
+        3,
+        "blank lines are not counted"
+    );
     assert!(!client.is_closed());
 }
 
@@ -84,24 +95,36 @@ async fn garbage_and_truncated_lines_are_skipped_and_the_stream_goes_on() {
 async fn wrong_jsonrpc_version_is_rejected_with_the_request_id() {
     let (mut client, mut peer) = pair(Limits::default()).await;
     let mut requests = client.take_requests().expect("requests");
-    peer.send(json!({ "jsonrpc": "1.0", "id": 7, "method": "roots/list" })).await;
+    peer.send(json!({ "jsonrpc": "1.0", "id": 7, "method": "roots/list" }))
+        .await;
     let reply = peer.recv().await;
     assert_eq!(reply["id"], 7);
     assert_eq!(reply["error"]["code"], -32600);
-    assert!(reply["error"]["message"].as_str().unwrap().contains("2.0"), "{reply}");
+    assert!(
+        reply["error"]["message"].as_str().unwrap().contains("2.0"),
+        "{reply}"
+    );
     // Missing version too; and a request with an unreadable id gets a null id.
     peer.send(json!({ "id": "x", "method": "m" })).await;
     assert_eq!(peer.recv().await["id"], "x");
-    peer.send(json!({ "jsonrpc": "2.0", "id": 1.5, "method": "m" })).await;
+    peer.send(json!({ "jsonrpc": "2.0", "id": 1.5, "method": "m" }))
+        .await;
     assert_eq!(peer.recv().await["id"], Value::Null);
     // A response with the wrong version never resolves a request; the right one does.
     let handle = client.handle();
     let call = tokio::spawn(async move { handle.request("ping", None).await });
     let request = peer.recv().await;
-    peer.send(json!({ "jsonrpc": "1.0", "id": request["id"], "result": "bogus" })).await;
+    peer.send(json!({ "jsonrpc": "1.0", "id": request["id"], "result": "bogus" }))
+        .await;
     peer.send(result_of(&request["id"], json!("good"))).await;
-    assert_eq!(timeout(LIMIT, call).await.unwrap().unwrap().unwrap(), json!("good"));
-    assert!(requests.try_recv().is_err(), "invalid requests are not delivered");
+    assert_eq!(
+        timeout(LIMIT, call).await.unwrap().unwrap().unwrap(),
+        json!("good")
+    );
+    assert!(
+        requests.try_recv().is_err(),
+        "invalid requests are not delivered"
+    );
     assert_eq!(client.stats().invalid_messages, 4);
 }
 
@@ -111,17 +134,25 @@ async fn duplicate_and_unknown_responses_are_ignored() {
     let handle = client.handle();
     let call = tokio::spawn(async move { handle.request("ping", None).await });
     let request = peer.recv().await;
-    peer.send(json!({ "jsonrpc": "2.0", "id": 999_999, "result": {} })).await;
-    peer.send(json!({ "jsonrpc": "2.0", "id": "not-ours", "result": {} })).await;
+    peer.send(json!({ "jsonrpc": "2.0", "id": 999_999, "result": {} }))
+        .await;
+    peer.send(json!({ "jsonrpc": "2.0", "id": "not-ours", "result": {} }))
+        .await;
     peer.send(result_of(&request["id"], json!(1))).await;
     peer.send(result_of(&request["id"], json!(2))).await;
-    assert_eq!(timeout(LIMIT, call).await.unwrap().unwrap().unwrap(), json!(1));
+    assert_eq!(
+        timeout(LIMIT, call).await.unwrap().unwrap().unwrap(),
+        json!(1)
+    );
     // The connection still works, and the stray responses were counted.
     let handle = client.handle();
     let call = tokio::spawn(async move { handle.request("ping", None).await });
     let request = peer.recv().await;
     peer.send(result_of(&request["id"], json!(3))).await;
-    assert_eq!(timeout(LIMIT, call).await.unwrap().unwrap().unwrap(), json!(3));
+    assert_eq!(
+        timeout(LIMIT, call).await.unwrap().unwrap().unwrap(),
+        json!(3)
+    );
     assert_eq!(client.stats().unknown_responses, 3);
 }
 
@@ -130,7 +161,8 @@ async fn duplicate_request_ids_from_the_peer_are_each_answered() {
     let (mut client, mut peer) = pair(Limits::default()).await;
     let mut requests = client.take_requests().expect("requests");
     for _ in 0..2 {
-        peer.send(json!({ "jsonrpc": "2.0", "id": 5, "method": "ping" })).await;
+        peer.send(json!({ "jsonrpc": "2.0", "id": 5, "method": "ping" }))
+            .await;
     }
     for n in 0..2 {
         let request = timeout(LIMIT, requests.recv()).await.unwrap().unwrap();
@@ -153,8 +185,10 @@ async fn a_huge_line_fails_only_its_request_and_the_connection_goes_on() {
     let id = request["id"].clone();
     // 64 MiB in one line, streamed in 1 MiB pieces: the client must not buffer it.
     let writer = tokio::spawn(async move {
-        peer.send_raw(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"blob\":\"").as_bytes())
-            .await;
+        peer.send_raw(
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"blob\":\"").as_bytes(),
+        )
+        .await;
         let chunk = vec![b'A'; 1024 * 1024];
         for _ in 0..64 {
             peer.send_raw(&chunk).await;
@@ -171,8 +205,12 @@ async fn a_huge_line_fails_only_its_request_and_the_connection_goes_on() {
     let handle = client.handle();
     let call = tokio::spawn(async move { handle.request("ping", None).await });
     let request = peer.recv().await;
-    peer.send(result_of(&request["id"], json!("still alive"))).await;
-    assert_eq!(timeout(LIMIT, call).await.unwrap().unwrap().unwrap(), json!("still alive"));
+    peer.send(result_of(&request["id"], json!("still alive")))
+        .await;
+    assert_eq!(
+        timeout(LIMIT, call).await.unwrap().unwrap().unwrap(),
+        json!("still alive")
+    );
     assert_eq!(client.stats().oversized_messages, 1);
 }
 
@@ -200,7 +238,11 @@ async fn a_peer_that_dies_mid_request_fails_every_pending_request_promptly() {
     let calls: Vec<_> = (0..5)
         .map(|_| {
             let handle = client.handle();
-            tokio::spawn(async move { handle.request("tools/call", Some(json!({ "name": "x" }))).await })
+            tokio::spawn(async move {
+                handle
+                    .request("tools/call", Some(json!({ "name": "x" })))
+                    .await
+            })
         })
         .collect();
     let started = Instant::now();
@@ -219,12 +261,21 @@ async fn a_peer_that_dies_mid_request_fails_every_pending_request_promptly() {
 
 #[tokio::test]
 async fn a_peer_that_never_answers_is_bounded_by_the_callers_timeout() {
-    let client = Client::spawn("sh", &["-c", "cat > /dev/null"]).await.expect("spawn");
+    let client = Client::spawn("sh", &["-c", "cat > /dev/null"])
+        .await
+        .expect("spawn");
     let outcome = timeout(Duration::from_millis(300), client.request("ping", None)).await;
     assert!(outcome.is_err(), "the caller's timeout fires");
-    assert_eq!(client.stats().pending_requests, 0, "dropping the request freed its slot");
+    assert_eq!(
+        client.stats().pending_requests,
+        0,
+        "dropping the request freed its slot"
+    );
     // A request abandoned while it waits does not disturb the next one.
-    let pending = client.start_request::<Value>("ping", None).await.expect("sent");
+    let pending = client
+        .start_request::<Value>("ping", None)
+        .await
+        .expect("sent");
     assert_eq!(client.stats().pending_requests, 1);
     drop(pending);
     assert_eq!(client.stats().pending_requests, 0);
@@ -269,8 +320,10 @@ async fn a_full_notification_queue_drops_and_counts() {
     let (mut client, mut peer) = pair(limits).await;
     let mut notifications = client.take_notifications().expect("notifications");
     for n in 0..10 {
-        peer.send(json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "n": n } }))
-            .await;
+        peer.send(
+            json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "n": n } }),
+        )
+        .await;
     }
     // A request after them proves they were all processed.
     let handle = client.handle();
@@ -287,14 +340,22 @@ async fn a_full_notification_queue_drops_and_counts() {
 async fn unanswered_and_unconsumed_requests_get_errors() {
     let (mut client, mut peer) = pair(Limits::default()).await;
     let mut requests = client.take_requests().expect("requests");
-    peer.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "elicitation/create" })).await;
+    peer.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "elicitation/create" }))
+        .await;
     drop(timeout(LIMIT, requests.recv()).await.unwrap().unwrap());
     let reply = peer.recv().await;
-    assert_eq!((reply["id"].clone(), reply["error"]["code"].clone()), (json!(1), json!(-32603)));
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (json!(1), json!(-32603))
+    );
     drop(requests);
-    peer.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "roots/list" })).await;
+    peer.send(json!({ "jsonrpc": "2.0", "id": 2, "method": "roots/list" }))
+        .await;
     let reply = peer.recv().await;
-    assert_eq!((reply["id"].clone(), reply["error"]["code"].clone()), (json!(2), json!(-32601)));
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (json!(2), json!(-32601))
+    );
 }
 
 #[tokio::test]
@@ -321,20 +382,31 @@ async fn batches_are_answered_with_one_array() {
     assert_eq!(items[1]["id"], "b");
     assert_eq!(items[2]["error"]["code"], -32600);
     assert_eq!(items[2]["id"], Value::Null);
-    assert_eq!(notifications.recv().await.unwrap().method, "notifications/message");
+    assert_eq!(
+        notifications.recv().await.unwrap().method,
+        "notifications/message"
+    );
 
     // An empty batch is one invalid request; a batch of notifications gets no reply.
     peer.send(json!([])).await;
     let reply = peer.recv().await;
-    assert_eq!((reply["id"].clone(), reply["error"]["code"].clone()), (Value::Null, json!(-32600)));
-    peer.send(json!([{ "jsonrpc": "2.0", "method": "a" }, { "jsonrpc": "2.0", "method": "b" }])).await;
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (Value::Null, json!(-32600))
+    );
+    peer.send(json!([{ "jsonrpc": "2.0", "method": "a" }, { "jsonrpc": "2.0", "method": "b" }]))
+        .await;
     // Batched responses to our requests resolve them.
     let handle = client.handle();
     let calls = tokio::spawn(async move {
         tokio::join!(handle.request("ping", None), handle.request("ping", None))
     });
     let (a, b) = (peer.recv().await, peer.recv().await);
-    peer.send(json!([result_of(&b["id"], json!("B")), result_of(&a["id"], json!("A"))])).await;
+    peer.send(json!([
+        result_of(&b["id"], json!("B")),
+        result_of(&a["id"], json!("A"))
+    ]))
+    .await;
     let (ra, rb) = timeout(LIMIT, calls).await.unwrap().unwrap();
     assert_eq!((ra.unwrap(), rb.unwrap()), (json!("A"), json!("B")));
 }
@@ -349,14 +421,20 @@ async fn concurrent_writes_never_interleave() {
         let big = big.clone();
         tasks.push(tokio::spawn(async move {
             handle
-                .notify("notifications/message", Some(json!({ "i": i, "data": big })))
+                .notify(
+                    "notifications/message",
+                    Some(json!({ "i": i, "data": big })),
+                )
                 .await
         }));
     }
     let mut seen = Vec::new();
     for _ in 0..50 {
         let message = peer.recv().await; // panics on any interleaved (invalid) line
-        assert_eq!(message["params"]["data"].as_str().map(str::len), Some(100 * 1024));
+        assert_eq!(
+            message["params"]["data"].as_str().map(str::len),
+            Some(100 * 1024)
+        );
         seen.push(message["params"]["i"].as_i64().unwrap());
     }
     seen.sort_unstable();
@@ -376,7 +454,10 @@ async fn wait_with_timeout_returns_an_error_or_kills() {
         .expect_err("still running");
     assert!(error.is_wait_timeout(), "{error}");
     let mut child = client.take_child().expect("the child is still ours");
-    assert!(child.try_wait().unwrap().is_none(), "ReturnError leaves it running");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "ReturnError leaves it running"
+    );
     child.kill().await.unwrap();
 
     let mut client = Client::spawn("sleep", &["30"]).await.expect("spawn");
@@ -434,11 +515,17 @@ async fn environment_and_working_directory() {
     .await;
     assert!(!clean.contains("CARGO_PKG_NAME"), "{clean}");
     assert!(clean.contains("MCP_TEST_VAR=yes"));
-    assert!(clean.lines().any(|l| l.starts_with("PATH=")), "baseline PATH kept: {clean}");
+    assert!(
+        clean.lines().any(|l| l.starts_with("PATH=")),
+        "baseline PATH kept: {clean}"
+    );
     for line in clean.lines() {
         let name = line.split('=').next().unwrap();
         assert!(
-            name == "MCP_TEST_VAR" || name == "PWD" || name == "SHLVL" || name == "_"
+            name == "MCP_TEST_VAR"
+                || name == "PWD"
+                || name == "SHLVL"
+                || name == "_"
                 || mcp_jsonrpc::BASELINE_ENV_VARS.contains(&name),
             "unexpected variable {name} in a clean environment"
         );
@@ -459,9 +546,16 @@ async fn environment_and_working_directory() {
 
 #[tokio::test]
 async fn spawn_failures_are_clear() {
-    let error = Client::spawn("/definitely/not/a/program", &[] as &[&str]).await.expect_err("missing program");
-    assert!(error.to_string().contains("/definitely/not/a/program"), "{error}");
-    let error = Client::spawn("", &[] as &[&str]).await.expect_err("empty program");
+    let error = Client::spawn("/definitely/not/a/program", &[] as &[&str])
+        .await
+        .expect_err("missing program");
+    assert!(
+        error.to_string().contains("/definitely/not/a/program"),
+        "{error}"
+    );
+    let error = Client::spawn("", &[] as &[&str])
+        .await
+        .expect_err("empty program");
     assert!(matches!(error, Error::InvalidArgument(_)), "{error}");
 }
 
@@ -476,16 +570,25 @@ async fn unix_socket_transport() {
         let mut lines = BufReader::new(read).lines();
         while let Some(line) = lines.next_line().await.unwrap() {
             let request: Value = serde_json::from_str(&line).unwrap();
-            let mut reply = serde_json::to_vec(&result_of(&request["id"], request["params"].clone())).unwrap();
+            let mut reply =
+                serde_json::to_vec(&result_of(&request["id"], request["params"].clone())).unwrap();
             reply.push(b'\n');
             write.write_all(&reply).await.unwrap();
         }
     });
     let client = Client::connect_unix(&path).await.expect("connect");
-    let echoed = client.request("echo", Some(json!({ "x": [1, 2, 3] }))).await.unwrap();
+    let echoed = client
+        .request("echo", Some(json!({ "x": [1, 2, 3] })))
+        .await
+        .unwrap();
     assert_eq!(echoed, json!({ "x": [1, 2, 3] }));
     drop(client);
-    timeout(LIMIT, server).await.expect("the server sees end of file").unwrap();
-    let error = Client::connect_unix(dir.path().join("missing.sock")).await.expect_err("no socket");
+    timeout(LIMIT, server)
+        .await
+        .expect("the server sees end of file")
+        .unwrap();
+    let error = Client::connect_unix(dir.path().join("missing.sock"))
+        .await
+        .expect_err("no socket");
     assert!(error.to_string().contains("missing.sock"), "{error}");
 }

@@ -42,9 +42,12 @@ async fn initialize(client: &Client, capabilities: Value) -> Value {
     .await
     .expect("initialize succeeds");
     // Only after the reply: the everything server registers capability-dependent tools then.
-    step("initialized", client.notify("notifications/initialized", None))
-        .await
-        .expect("initialized is sent");
+    step(
+        "initialized",
+        client.notify("notifications/initialized", None),
+    )
+    .await
+    .expect("initialized is sent");
     init
 }
 
@@ -82,13 +85,20 @@ async fn everything_scenario(mut client: Client) {
 
     let init = initialize(&client, json!({ "roots": { "listChanged": true } })).await;
     assert_eq!(init["serverInfo"]["name"], "mcp-servers/everything");
-    let version = init["protocolVersion"].as_str().expect("negotiated version");
-    let _ = client.handle().set_http_header("mcp-protocol-version", version);
+    let version = init["protocolVersion"]
+        .as_str()
+        .expect("negotiated version");
+    let _ = client
+        .handle()
+        .set_http_header("mcp-protocol-version", version);
 
     // The server asks for roots on its own shortly after `initialized`.
     let request = next_request(&mut requests).await;
     assert_eq!(request.method, "roots/list");
-    request.respond_ok(roots_answer()).await.expect("answer sent");
+    request
+        .respond_ok(roots_answer())
+        .await
+        .expect("answer sent");
     let log = notification_where(&mut notifications, "roots confirmation", |n| {
         n.method == "notifications/message"
     })
@@ -110,7 +120,10 @@ async fn everything_scenario(mut client: Client) {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert!(names.contains(&"echo") && names.contains(&"get-sum"), "{names:?}");
+    assert!(
+        names.contains(&"echo") && names.contains(&"get-sum"),
+        "{names:?}"
+    );
 
     let echo = step(
         "echo",
@@ -158,7 +171,10 @@ async fn everything_scenario(mut client: Client) {
     .await;
     let listed = step(
         "get-roots-list",
-        client.request("tools/call", Some(json!({ "name": "get-roots-list", "arguments": {} }))),
+        client.request(
+            "tools/call",
+            Some(json!({ "name": "get-roots-list", "arguments": {} })),
+        ),
     )
     .await
     .expect("get-roots-list");
@@ -183,7 +199,13 @@ async fn everything_scenario(mut client: Client) {
     }
 
     let unknown = step("unknown method", client.request("no/such/method", None)).await;
-    assert_eq!(unknown.expect_err("unknown method").as_rpc().map(|e| e.code), Some(-32601));
+    assert_eq!(
+        unknown
+            .expect_err("unknown method")
+            .as_rpc()
+            .map(|e| e.code),
+        Some(-32601)
+    );
 
     assert_eq!(client.stats().invalid_json, 0);
     let status = client
@@ -196,12 +218,17 @@ async fn everything_scenario(mut client: Client) {
         .await
         .expect("child exits");
     if let Some(status) = status {
-        assert!(status.success(), "the server exits cleanly on end of input: {status}");
+        assert!(
+            status.success(),
+            "the server exits cleanly on end of input: {status}"
+        );
     }
 }
 
 /// Joins futures without pulling in a futures crate.
-async fn futures_join_all<F: std::future::Future + Send + 'static>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
+async fn futures_join_all<F: std::future::Future + Send + 'static>(
+    futures: impl Iterator<Item = F>,
+) -> Vec<F::Output>
 where
     F::Output: Send + 'static,
 {
@@ -236,7 +263,10 @@ async fn everything_server_over_streamable_http() {
     )
     .await
     .expect("connect");
-    assert!(client.handle().session_id().is_none(), "no session before initialize");
+    assert!(
+        client.handle().session_id().is_none(),
+        "no session before initialize"
+    );
     let handle = client.handle();
     everything_scenario(client).await;
     assert!(handle.is_closed());
@@ -272,7 +302,10 @@ async fn python_sdk_server_over_stdio_initialize_era() {
 
     let sum = step(
         "add",
-        client.request("tools/call", Some(json!({ "name": "add", "arguments": { "a": 2, "b": 40 } }))),
+        client.request(
+            "tools/call",
+            Some(json!({ "name": "add", "arguments": { "a": 2, "b": 40 } })),
+        ),
     )
     .await
     .expect("add");
@@ -288,7 +321,10 @@ async fn python_sdk_server_over_stdio_initialize_era() {
     assert_eq!(read["contents"][0]["text"], "hello from python");
 
     let status = client
-        .wait_with_timeout(Duration::from_secs(10), mcp_jsonrpc::WaitOnTimeout::ReturnError)
+        .wait_with_timeout(
+            Duration::from_secs(10),
+            mcp_jsonrpc::WaitOnTimeout::ReturnError,
+        )
         .await
         .expect("the Python server exits on end of input");
     assert!(status.expect("a child").success());

@@ -13,7 +13,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Runs a child that prints `{"n":1}` … `{"n":count}` and exits; returns when it is done.
 async fn run_printer(log: StdoutLog, count: usize) {
-    let script = format!("i=1; while [ $i -le {count} ]; do echo '{{\"n\":'$i'}}'; i=$((i+1)); done");
+    let script =
+        format!("i=1; while [ $i -le {count} ]; do echo '{{\"n\":'$i'}}'; i=$((i+1)); done");
     let mut client = Client::spawn_with_options(
         "sh",
         &["-c", &script],
@@ -40,7 +41,9 @@ fn segments(dir: &Path) -> Vec<u64> {
         .unwrap()
         .filter_map(|e| {
             let name = e.unwrap().file_name().into_string().unwrap();
-            let digits = name.strip_prefix("server.stdout.segment-")?.strip_suffix(".log")?;
+            let digits = name
+                .strip_prefix("server.stdout.segment-")?
+                .strip_suffix(".log")?;
             let n = digits.parse().ok()?;
             assert_eq!(digits.len(), 4, "four-digit numbering: {name}");
             Some(n)
@@ -55,7 +58,11 @@ fn segment(dir: &Path, n: u64) -> PathBuf {
 }
 
 fn lines_of(path: &Path) -> Vec<String> {
-    fs::read_to_string(path).unwrap().lines().map(str::to_owned).collect()
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 #[tokio::test]
@@ -75,7 +82,11 @@ async fn rotates_by_size_with_ordered_segments() {
     let mut all = Vec::new();
     for n in &numbers {
         let path = segment(dir, *n);
-        assert!(fs::metadata(&path).unwrap().len() <= 40, "{} too big", path.display());
+        assert!(
+            fs::metadata(&path).unwrap().len() <= 40,
+            "{} too big",
+            path.display()
+        );
         all.extend(lines_of(&path));
     }
     assert!(fs::metadata(&base).unwrap().len() <= 40);
@@ -89,7 +100,11 @@ async fn numbering_continues_after_the_highest_existing_part_and_retention_keeps
     let base = dir.path().join("server.stdout.log");
     fs::write(segment(dir.path(), 7), "old seven\n").unwrap();
     fs::write(segment(dir.path(), 3), "old three\n").unwrap();
-    fs::write(dir.path().join("server.stdout.segment-x.log"), "not a segment\n").unwrap();
+    fs::write(
+        dir.path().join("server.stdout.segment-x.log"),
+        "not a segment\n",
+    )
+    .unwrap();
     let log = StdoutLog {
         path: base.clone(),
         max_bytes_per_part: 20,
@@ -97,14 +112,27 @@ async fn numbering_continues_after_the_highest_existing_part_and_retention_keeps
     };
     run_printer(log, 30).await;
     let numbers = segments(dir.path());
-    assert_eq!(numbers.len(), 3, "only the newest three are kept: {numbers:?}");
+    assert_eq!(
+        numbers.len(),
+        3,
+        "only the newest three are kept: {numbers:?}"
+    );
     assert!(numbers[0] > 7, "numbering continued after 7: {numbers:?}");
     assert_eq!(numbers, (numbers[0]..numbers[0] + 3).collect::<Vec<_>>());
-    assert!(dir.path().join("server.stdout.segment-x.log").exists(), "foreign files untouched");
-    let mut tail: Vec<String> = numbers.iter().flat_map(|n| lines_of(&segment(dir.path(), *n))).collect();
+    assert!(
+        dir.path().join("server.stdout.segment-x.log").exists(),
+        "foreign files untouched"
+    );
+    let mut tail: Vec<String> = numbers
+        .iter()
+        .flat_map(|n| lines_of(&segment(dir.path(), *n)))
+        .collect();
     tail.extend(lines_of(&base));
     let expected = expected_lines(1..=30);
-    assert!(expected.ends_with(&tail), "the newest lines survive: {tail:?}");
+    assert!(
+        expected.ends_with(&tail),
+        "the newest lines survive: {tail:?}"
+    );
 
     // The same log reopened: appends, and rotation continues the numbering again.
     let before = *segments(dir.path()).last().unwrap();
@@ -139,7 +167,10 @@ async fn symlinks_anywhere_in_the_path_are_refused() {
     let error = open_error(dir.path().join("link/sub/out.log")).await;
     assert!(matches!(error, Error::StdoutLog(_)), "{error}");
     assert!(error.to_string().contains("symlink"), "{error}");
-    assert!(!real.join("sub").exists(), "nothing was created through the link");
+    assert!(
+        !real.join("sub").exists(),
+        "nothing was created through the link"
+    );
 
     std::os::unix::fs::symlink(dir.path().join("target.log"), real.join("out.log")).unwrap();
     let error = open_error(real.join("out.log")).await;
@@ -203,9 +234,13 @@ async fn a_write_failure_disables_the_log_once_and_the_connection_goes_on() {
     let mut exchange = async |extra: &str| {
         let handle = client.handle();
         let call = tokio::spawn(async move { handle.request("ping", None).await });
-        let request: serde_json::Value = serde_json::from_str(&peer_lines.next_line().await.unwrap().unwrap()).unwrap();
+        let request: serde_json::Value =
+            serde_json::from_str(&peer_lines.next_line().await.unwrap().unwrap()).unwrap();
         let reply = json!({ "jsonrpc": "2.0", "id": request["id"], "result": {} });
-        peer_write.write_all(format!("{extra}{reply}\n").as_bytes()).await.unwrap();
+        peer_write
+            .write_all(format!("{extra}{reply}\n").as_bytes())
+            .await
+            .unwrap();
         call.await.unwrap().expect("the connection keeps working");
     };
     exchange("").await;
@@ -217,6 +252,10 @@ async fn a_write_failure_disables_the_log_once_and_the_connection_goes_on() {
     exchange(&long).await;
     exchange(&long).await;
     let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    assert_eq!(text.matches("stdout log write failed").count(), 1, "one error: {text}");
+    assert_eq!(
+        text.matches("stdout log write failed").count(),
+        1,
+        "one error: {text}"
+    );
     assert!(!logs.exists(), "nothing is written after the failure");
 }

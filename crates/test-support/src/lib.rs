@@ -64,7 +64,9 @@ pub fn peers_python() -> PathBuf {
 
 /// A fixture file of this crate (`crates/test-support/fixtures/<name>`).
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
 }
 
 /// `node` with the project's preloads (host-less `listen()` binds 127.0.0.1; `fs.globSync`

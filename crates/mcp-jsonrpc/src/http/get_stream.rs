@@ -1,0 +1,181 @@
+//! The GET SSE stream: opened at connect, retried after a `202` or a new session, followed
+//! through resumptions, and fatal to the connection when lost for good.
+
+use super::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum GetState {
+    Closed,
+    Connecting,
+    Open,
+    NotOffered,
+}
+
+pub(super) struct GetStream {
+    state: GetState,
+    /// The session id the last attempt was made with.
+    tried_with_session: Option<HeaderValue>,
+    /// Whether an attempt was already made after a `202` for that session.
+    tried_after_accepted: bool,
+}
+
+/// Why the GET stream is being (re)tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Trigger {
+    Connect,
+    Accepted,
+    NewSession,
+}
+
+impl GetStream {
+    pub(super) fn new() -> Self {
+        Self {
+            state: GetState::Closed,
+            tried_with_session: None,
+            tried_after_accepted: false,
+        }
+    }
+}
+
+impl HttpOutbound {
+    pub(super) fn retry_get_stream(self: &Arc<Self>, trigger: Trigger) {
+        let session = lock(&self.session).clone();
+        {
+            let mut get = lock(&self.get);
+            if get.state != GetState::NotOffered {
+                return;
+            }
+            let retry = match trigger {
+                Trigger::Connect => false,
+                Trigger::NewSession => get.tried_with_session != session,
+                Trigger::Accepted => !get.tried_after_accepted || get.tried_with_session != session,
+            };
+            if !retry {
+                return;
+            }
+            if trigger == Trigger::Accepted {
+                get.tried_after_accepted = true;
+            }
+        }
+        let this = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = this.open_get_stream(trigger).await {
+                tracing::debug!(error = %e, "retrying the GET SSE stream failed");
+            }
+        });
+    }
+
+    /// Tries to open the GET stream. At connect, only a refusal the transport tolerates is
+    /// `Ok`; later attempts never fail the connection.
+    pub(super) async fn open_get_stream(self: &Arc<Self>, trigger: Trigger) -> Result<(), Error> {
+        let session = {
+            let session = lock(&self.session).clone();
+            let mut get = lock(&self.get);
+            if matches!(get.state, GetState::Open | GetState::Connecting) {
+                return Ok(());
+            }
+            get.state = GetState::Connecting;
+            if get.tried_with_session != session {
+                get.tried_after_accepted = trigger == Trigger::Accepted;
+            }
+            get.tried_with_session = session.clone();
+            session
+        };
+        let send = self
+            .request(Method::GET, &self.sse_url)
+            .header(ACCEPT, "text/event-stream")
+            .send();
+        let sent = match self.connect_timeout {
+            Some(limit) => tokio::time::timeout(limit, send).await.map_err(|_| None),
+            None => Ok(send.await),
+        }
+        .and_then(|sent| sent.map_err(Some));
+        let set_state = |state| lock(&self.get).state = state;
+        let response = match sent {
+            Ok(response) => response,
+            Err(failure) => {
+                set_state(GetState::NotOffered);
+                let e = Error::Http(match failure {
+                    Some(e) => format!("GET {} failed: {e}", self.sse_url),
+                    None => format!("GET {}: no response within connect_timeout", self.sse_url),
+                });
+                return if trigger == Trigger::Connect {
+                    Err(e)
+                } else {
+                    Ok(())
+                };
+            }
+        };
+        self.note_session(&response);
+        let status = response.status();
+        if status.is_success() && is_event_stream(&response) {
+            set_state(GetState::Open);
+            let this = self.clone();
+            tokio::spawn(async move { this.run_get_stream(response).await });
+            return Ok(());
+        }
+        set_state(GetState::NotOffered);
+        let tolerated = status == StatusCode::METHOD_NOT_ALLOWED
+            || (session.is_none()
+                && matches!(status, StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND));
+        if tolerated || trigger != Trigger::Connect {
+            tracing::debug!(%status, url = %self.sse_url, "the server offers no GET SSE stream (yet)");
+            return Ok(());
+        }
+        Err(Error::Http(format!(
+            "GET {} (SSE stream): HTTP {status}{}",
+            self.sse_url,
+            if status.is_redirection() {
+                " (redirects are not followed unless follow_redirects is set)"
+            } else {
+                ""
+            }
+        )))
+    }
+
+    /// Pumps the GET stream; resumes it when it breaks and the server gave event ids; closes
+    /// the connection otherwise, or when resuming keeps failing.
+    pub(super) async fn run_get_stream(self: Arc<Self>, response: reqwest::Response) {
+        let Some(shared) = self.shared() else { return };
+        let mut closed = shared.closed_signal();
+        let reason = tokio::select! {
+            reason = self.follow_get_stream(&shared, response) => reason,
+            _ = closed.wait_for(|c| *c) => return,
+        };
+        lock(&self.get).state = GetState::Closed;
+        shared.close(reason);
+    }
+
+    /// Follows the GET stream through its resumptions; returns why it was lost for good. Every
+    /// successful resumption starts a fresh count of attempts: a server may close the
+    /// connection after each event and have the client poll (spec 2025-11-25).
+    pub(super) async fn follow_get_stream(
+        &self,
+        shared: &Arc<Shared>,
+        mut response: reqwest::Response,
+    ) -> String {
+        let mut parser = SseParser::new(self.max_message_bytes);
+        loop {
+            let why = match self.pump(shared, response, &mut parser, None).await {
+                Ok(_) => "the server ended it".to_owned(),
+                Err(e) => e.to_string(),
+            };
+            parser.finish();
+            let Some(last) = parser.last_event_id().map(str::to_owned) else {
+                return format!(
+                    "the server's SSE stream (GET {}) was lost: {why}; closing so that no server message is lost silently",
+                    self.sse_url
+                );
+            };
+            response = match self.resume_with_retries(&parser, &last).await {
+                Ok(next) => next,
+                Err(e) => {
+                    return format!(
+                        "the server's SSE stream (GET {}) was lost: {why}, and {MAX_RESUME_ATTEMPTS} resumptions with Last-Event-ID failed (last: {e}); closing so that no server message is lost silently",
+                        self.sse_url
+                    );
+                }
+            };
+        }
+    }
+}

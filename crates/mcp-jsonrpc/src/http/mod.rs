@@ -1,0 +1,299 @@
+//! The streamable HTTP client transport: every message is a POST; answers come back as a JSON
+//! body or an SSE stream; a GET SSE stream carries what the server sends on its own.
+//!
+//! Behaviour, in the terms of the MCP transports page (2025-03-26 … 2026-07-28):
+//! - POST with `Content-Type: application/json` and `Accept: application/json, text/event-stream`.
+//! - `mcp-session-id` from any response is kept, updated when it changes, and sent on every
+//!   later request; `DELETE` ends the session on [`Client::close`](crate::Client::close).
+//! - The GET stream is tried at connect; `405` (and, before a session exists, `400`/`404`) is
+//!   tolerated, and the GET is retried after a `202 Accepted` or when a session id first
+//!   appears. Once established, a GET stream that ends is resumed with `Last-Event-ID` when
+//!   the server gave event ids, as often as the server ends it (a server may make the client
+//!   poll), a failed resumption being tried again up to 5 times; otherwise the client closes
+//!   (fail-fast) so that no server message is lost silently. `[DONE]` ends a POST's SSE
+//!   stream; on the GET stream it is ignored.
+//! - A POST's SSE stream is read until its request is answered, then let go (even if the
+//!   server keeps it open). One that breaks before the response arrived is resumed with a GET
+//!   carrying `Last-Event-ID` (honouring `retry:`), when the server gave event ids; one that
+//!   ends with `[DONE]` is not resumed.
+//! - `Last-Event-ID` is the id of the last *complete* event: an event cut off before its
+//!   blank line was not received, and its id does not count.
+//! - A failed exchange for a request (connect error, timeout, non-2xx without a JSON-RPC
+//!   answer, a stream without the response) becomes a `-32000` error response for that
+//!   request; a non-2xx whose body is a JSON-RPC error answers the request with that error.
+//! - No redirects and no system proxy unless asked; `connect_timeout` bounds connecting and
+//!   the headers of every GET (the stream and its resumptions); `request_timeout` bounds each
+//!   POST exchange (requests, notifications and responses alike) and the wait for the answer
+//!   to a request the server accepted with `202`, never the GET stream.
+
+mod get_stream;
+mod post;
+mod streams;
+
+use get_stream::{GetStream, Trigger};
+use streams::{StreamEnd, is_event_stream};
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Method, StatusCode, Url};
+use serde_json::json;
+use tokio::sync::Semaphore;
+
+use crate::client::Client;
+use crate::peer::{Frame, FrameKind, Outbound, Shared};
+use crate::sse::{SseEvent, SseParser};
+use crate::stdout_log::StdoutLogWriter;
+use crate::{Error, ErrorObject, Id, SpawnOptions, error_codes};
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const LAST_EVENT_ID: &str = "last-event-id";
+/// Resumption attempts for one broken SSE stream before giving up.
+const MAX_RESUME_ATTEMPTS: u32 = 5;
+/// The reconnection delay when the server did not send `retry:`.
+const DEFAULT_RETRY: Duration = Duration::from_millis(100);
+/// Bound on concurrently detached POSTs (automatic replies sent without waiting).
+const MAX_DETACHED_POSTS: usize = 64;
+/// How much of an error body is read to find a JSON-RPC answer or to quote it.
+const ERROR_BODY_LIMIT: usize = 64 * 1024;
+/// The time given to the `DELETE` that ends a session.
+const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Options of the streamable HTTP transport.
+#[derive(Debug, Clone)]
+pub struct StreamableHttpOptions {
+    /// Extra headers sent with every request (GET, POST, DELETE).
+    pub headers: BTreeMap<String, String>,
+    /// Bounds establishing a connection and receiving the response headers of the GET stream
+    /// and of its resumptions (default 10 s). Not a limit on the stream's lifetime.
+    pub connect_timeout: Option<Duration>,
+    /// Bounds each POST exchange, response stream included, and the wait for the answer to a
+    /// request the server accepted with `202` (default: none; `mcp-kit` sets its per-request
+    /// timeout here). Never applied to the GET stream.
+    pub request_timeout: Option<Duration>,
+    /// Follow HTTP redirects (default `false`: a redirect is reported as an error, which
+    /// closes a server-side request forgery path).
+    pub follow_redirects: bool,
+}
+
+impl Default for StreamableHttpOptions {
+    fn default() -> Self {
+        Self {
+            headers: BTreeMap::new(),
+            connect_timeout: Some(Duration::from_secs(10)),
+            request_timeout: None,
+            follow_redirects: false,
+        }
+    }
+}
+
+/// The outbound side of a streamable HTTP connection.
+pub(crate) struct HttpOutbound {
+    http: reqwest::Client,
+    post_url: Url,
+    sse_url: Url,
+    connect_timeout: Option<Duration>,
+    request_timeout: Option<Duration>,
+    max_message_bytes: usize,
+    headers: Mutex<HeaderMap>,
+    session: Mutex<Option<HeaderValue>>,
+    get: Mutex<GetStream>,
+    detached: Arc<Semaphore>,
+    shared: OnceLock<Weak<Shared>>,
+    log: Option<Mutex<StdoutLogWriter>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Client {
+    /// Connects to a streamable HTTP MCP endpoint (one URL for GET and POST).
+    pub async fn connect_streamable_http(url: &str) -> Result<Self, Error> {
+        Self::connect_streamable_http_with_options(
+            url,
+            StreamableHttpOptions::default(),
+            SpawnOptions::default(),
+        )
+        .await
+    }
+
+    /// Connects with options. Of `options`, `limits` and `stdout_log` apply (the log records
+    /// every message received).
+    pub async fn connect_streamable_http_with_options(
+        url: &str,
+        http_options: StreamableHttpOptions,
+        options: SpawnOptions,
+    ) -> Result<Self, Error> {
+        Self::connect_streamable_http_split_with_options(url, url, http_options, options).await
+    }
+
+    /// Connects with separate URLs for the GET SSE stream and for POSTs.
+    pub async fn connect_streamable_http_split_with_options(
+        sse_url: &str,
+        http_url: &str,
+        http_options: StreamableHttpOptions,
+        options: SpawnOptions,
+    ) -> Result<Self, Error> {
+        let parse = |what: &str, url: &str| {
+            let parsed =
+                Url::parse(url).map_err(|e| Error::Http(format!("invalid {what} `{url}`: {e}")))?;
+            match parsed.scheme() {
+                "http" | "https" => Ok(parsed),
+                other => Err(Error::Http(format!(
+                    "{what} `{url}` has scheme `{other}`; expected http or https"
+                ))),
+            }
+        };
+        let sse_url = parse("sse_url", sse_url)?;
+        let post_url = parse("http_url", http_url)?;
+        let mut headers = HeaderMap::new();
+        for (name, value) in &http_options.headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| Error::Http(format!("invalid header name `{name}`: {e}")))?;
+            let value = HeaderValue::from_str(value)
+                .map_err(|e| Error::Http(format!("invalid value for header `{name}`: {e}")))?;
+            headers.insert(name, value);
+        }
+        let mut builder = reqwest::Client::builder()
+            .no_proxy()
+            .tcp_nodelay(true)
+            .redirect(if http_options.follow_redirects {
+                reqwest::redirect::Policy::limited(10)
+            } else {
+                reqwest::redirect::Policy::none()
+            });
+        if let Some(timeout) = http_options.connect_timeout {
+            builder = builder.connect_timeout(timeout);
+        }
+        let http = builder
+            .build()
+            .map_err(|e| Error::Http(format!("cannot build the HTTP client: {e}")))?;
+        let log = options
+            .stdout_log
+            .as_ref()
+            .map(StdoutLogWriter::open)
+            .transpose()?
+            .map(Mutex::new);
+        let outbound = Arc::new(HttpOutbound {
+            http,
+            post_url,
+            sse_url,
+            connect_timeout: http_options.connect_timeout,
+            request_timeout: http_options.request_timeout,
+            max_message_bytes: options.limits.max_message_bytes,
+            headers: Mutex::new(headers),
+            session: Mutex::new(None),
+            get: Mutex::new(GetStream::new()),
+            detached: Arc::new(Semaphore::new(MAX_DETACHED_POSTS)),
+            shared: OnceLock::new(),
+            log,
+        });
+        let (shared, receivers) = Shared::new(Outbound::Http(outbound.clone()), options.limits);
+        let _ = outbound.shared.set(Arc::downgrade(&shared));
+        outbound.open_get_stream(Trigger::Connect).await?;
+        let mut client = Client::from_parts(shared, receivers, None);
+        client.http = Some(outbound);
+        Ok(client)
+    }
+}
+
+impl crate::ClientHandle {
+    /// Sets a header sent with every later HTTP request of this connection (for example
+    /// `MCP-Protocol-Version` once negotiated). Fails on non-HTTP connections and for invalid
+    /// names or values.
+    pub fn set_http_header(&self, name: &str, value: &str) -> Result<(), Error> {
+        let Outbound::Http(http) = &self.shared.outbound_ref() else {
+            return Err(Error::InvalidArgument(
+                "set_http_header needs a streamable HTTP connection".into(),
+            ));
+        };
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| Error::InvalidArgument(format!("invalid header name `{name}`: {e}")))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|e| Error::InvalidArgument(format!("invalid value for `{name}`: {e}")))?;
+        lock(&http.headers).insert(name, value);
+        Ok(())
+    }
+
+    /// The `mcp-session-id` the server assigned, on a streamable HTTP connection.
+    pub fn session_id(&self) -> Option<String> {
+        match self.shared.outbound_ref() {
+            Outbound::Http(http) => lock(&http.session)
+                .as_ref()
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            _ => None,
+        }
+    }
+}
+impl HttpOutbound {
+    fn shared(&self) -> Option<Arc<Shared>> {
+        self.shared.get().and_then(Weak::upgrade)
+    }
+
+    fn request(&self, method: Method, url: &Url) -> reqwest::RequestBuilder {
+        let mut headers = lock(&self.headers).clone();
+        if let Some(session) = lock(&self.session).clone() {
+            headers.insert(SESSION_HEADER, session);
+        }
+        self.http.request(method, url.clone()).headers(headers)
+    }
+
+    /// Records a session id the server sent; a new one is a reason to retry the GET stream.
+    fn note_session(self: &Arc<Self>, response: &reqwest::Response) {
+        let Some(value) = response.headers().get(SESSION_HEADER) else {
+            return;
+        };
+        let changed = {
+            let mut session = lock(&self.session);
+            if session.as_ref() == Some(value) {
+                false
+            } else {
+                *session = Some(value.clone());
+                true
+            }
+        };
+        if changed {
+            self.retry_get_stream(Trigger::NewSession);
+        }
+    }
+
+    fn log(&self, bytes: &[u8]) {
+        if let Some(log) = &self.log {
+            lock(log).write_line(bytes);
+        }
+    }
+
+    // ----- the session ---------------------------------------------------------------------------
+
+    /// Ends the session with `DELETE` (best effort).
+    pub(crate) async fn end_session(&self) {
+        let Some(session) = lock(&self.session).take() else {
+            return;
+        };
+        let request = self
+            .http
+            .request(Method::DELETE, self.post_url.clone())
+            .headers(lock(&self.headers).clone())
+            .header(SESSION_HEADER, session)
+            .timeout(DELETE_TIMEOUT);
+        match request.send().await {
+            Ok(response) => tracing::debug!(status = %response.status(), "session ended"),
+            Err(e) => tracing::debug!(error = %e, "DELETE of the session failed"),
+        }
+    }
+
+    /// [`end_session`](Self::end_session) from a context that cannot wait.
+    pub(crate) fn end_session_detached(self: &Arc<Self>) {
+        if lock(&self.session).is_none() {
+            return;
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let this = self.clone();
+            runtime.spawn(async move { this.end_session().await });
+        }
+    }
+}

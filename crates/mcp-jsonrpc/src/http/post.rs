@@ -1,0 +1,315 @@
+//! Sending: one POST per message, and reading whatever comes back.
+
+use super::*;
+
+/// A `-32000` error standing for a failed HTTP exchange.
+pub(super) fn bridged(message: String, status: Option<StatusCode>, body: Option<&[u8]>) -> Error {
+    let mut data = serde_json::Map::new();
+    if let Some(status) = status {
+        data.insert("httpStatus".into(), json!(status.as_u16()));
+    }
+    if let Some(body) = body.filter(|b| !b.is_empty()) {
+        data.insert("body".into(), json!(crate::peer::preview(body)));
+    }
+    let mut error = ErrorObject::new(error_codes::SERVER_ERROR, message);
+    if !data.is_empty() {
+        error.data = Some(data.into());
+    }
+    Error::Rpc(error)
+}
+
+impl HttpOutbound {
+    pub(crate) async fn send(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        frame: Frame,
+    ) -> Result<(), Error> {
+        match frame.kind {
+            FrameKind::Request(id) => {
+                let task = tokio::spawn(self.clone().post_request(shared.clone(), frame.bytes, id));
+                shared.set_abort(id, task.abort_handle());
+                Ok(())
+            }
+            FrameKind::Notification | FrameKind::Response => {
+                self.post_message(shared, frame.bytes).await
+            }
+        }
+    }
+
+    pub(crate) fn send_detached(self: &Arc<Self>, shared: &Arc<Shared>, frame: Frame) -> bool {
+        let Ok(permit) = self.detached.clone().try_acquire_owned() else {
+            return false;
+        };
+        let this = self.clone();
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            if let Err(e) = this.post_message(&shared, frame.bytes).await {
+                tracing::warn!(error = %e, "could not deliver an automatic reply to the server");
+            }
+            drop(permit);
+        });
+        true
+    }
+
+    /// POSTs a notification or a response; the server accepts it with `202`. Bounded by
+    /// `request_timeout` like every POST exchange, so that a server that never answers cannot
+    /// hold `notify` (or an automatic reply's slot) forever.
+    pub(super) async fn post_message(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        bytes: Vec<u8>,
+    ) -> Result<(), Error> {
+        let exchange = self.post_message_exchange(shared, bytes);
+        match self.request_timeout {
+            Some(limit) => tokio::time::timeout(limit, exchange)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(Error::Http(format!(
+                        "POST {} timed out after {limit:?} (request_timeout)",
+                        self.post_url
+                    )))
+                }),
+            None => exchange.await,
+        }
+    }
+
+    pub(super) async fn post_message_exchange(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        bytes: Vec<u8>,
+    ) -> Result<(), Error> {
+        let response = self
+            .post(bytes)
+            .await
+            .map_err(|e| Error::Http(format!("POST {} failed: {e}", self.post_url)))?;
+        self.note_session(&response);
+        let status = response.status();
+        if status == StatusCode::ACCEPTED {
+            self.retry_get_stream(Trigger::Accepted);
+        }
+        if !status.is_success() {
+            let body = read_limited(response, ERROR_BODY_LIMIT)
+                .await
+                .unwrap_or_default();
+            return Err(Error::Http(format!(
+                "POST {}: HTTP {status}{}",
+                self.post_url,
+                if body.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", crate::peer::preview(&body))
+                }
+            )));
+        }
+        if is_event_stream(&response) {
+            // Unusual for a notification, but whatever the server streams is delivered.
+            let this = self.clone();
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let mut closed = shared.closed_signal();
+                let mut parser = SseParser::new(this.max_message_bytes);
+                tokio::select! {
+                    _ = this.pump(&shared, response, &mut parser, None) => {}
+                    _ = closed.wait_for(|c| *c) => {}
+                }
+            });
+        } else if let Ok(body) = read_limited(response, self.max_message_bytes).await {
+            self.deliver(shared, &body);
+        }
+        Ok(())
+    }
+
+    pub(super) async fn post(&self, bytes: Vec<u8>) -> Result<reqwest::Response, reqwest::Error> {
+        self.request(Method::POST, &self.post_url)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(bytes)
+            .send()
+            .await
+    }
+
+    pub(super) fn deliver(&self, shared: &Arc<Shared>, bytes: &[u8]) {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        self.log(bytes);
+        shared.dispatch(bytes);
+    }
+
+    /// Carries one request: POST, then read the answer however it comes. Whatever goes wrong
+    /// becomes the request's error response.
+    pub(super) async fn post_request(
+        self: Arc<Self>,
+        shared: Arc<Shared>,
+        bytes: Vec<u8>,
+        id: i64,
+    ) {
+        let started = tokio::time::Instant::now();
+        let exchange = self.exchange(&shared, bytes, id);
+        let timed_out = |limit: Duration, what: &str| {
+            Err(bridged(
+                format!("HTTP request timed out after {limit:?} (request_timeout){what}"),
+                None,
+                None,
+            ))
+        };
+        let outcome = match self.request_timeout {
+            Some(limit) => match tokio::time::timeout(limit, exchange).await {
+                Ok(Ok(())) if shared.is_pending(id) => {
+                    // The server accepted the request with `202`: its answer is to come on the
+                    // GET stream, and `request_timeout` still bounds the wait for it. When the
+                    // answer comes first, completing below does nothing (and this task is
+                    // aborted if the caller abandons the request).
+                    tokio::time::sleep_until(started + limit).await;
+                    timed_out(
+                        limit,
+                        " waiting for the answer to a request the server accepted with 202",
+                    )
+                }
+                Ok(outcome) => outcome,
+                Err(_) => timed_out(limit, ""),
+            },
+            None => exchange.await,
+        };
+        if let Err(error) = outcome {
+            shared.complete(id, Err(error));
+        }
+    }
+
+    pub(super) async fn exchange(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        bytes: Vec<u8>,
+        id: i64,
+    ) -> Result<(), Error> {
+        let response = self
+            .post(bytes)
+            .await
+            .map_err(|e| bridged(format!("POST {} failed: {e}", self.post_url), None, None))?;
+        self.note_session(&response);
+        let status = response.status();
+        if status == StatusCode::ACCEPTED {
+            // The answer will arrive on the GET stream.
+            self.retry_get_stream(Trigger::Accepted);
+            return Ok(());
+        }
+        if !status.is_success() {
+            let body = read_limited(response, ERROR_BODY_LIMIT)
+                .await
+                .unwrap_or_default();
+            // A modern server answers with a JSON-RPC error in the body (e.g. 404 + -32601).
+            if body.first().is_some_and(|b| *b == b'{' || *b == b'[') {
+                self.deliver(shared, &body);
+                if !shared.is_pending(id) {
+                    return Ok(());
+                }
+            }
+            return Err(bridged(
+                self.status_message(status),
+                Some(status),
+                Some(&body),
+            ));
+        }
+        if is_event_stream(&response) {
+            let mut parser = SseParser::new(self.max_message_bytes);
+            let mut response = response;
+            loop {
+                let ended = self.pump(shared, response, &mut parser, Some(id)).await;
+                if !shared.is_pending(id) {
+                    return Ok(());
+                }
+                let why = match ended {
+                    // An explicit end of the stream: nothing is to be resumed.
+                    Ok(StreamEnd::Done) => {
+                        return Err(bridged(
+                            "the SSE response stream ended with [DONE] before the response arrived"
+                                .into(),
+                            Some(status),
+                            None,
+                        ));
+                    }
+                    Ok(StreamEnd::Ended | StreamEnd::Answered) => "it ended".to_owned(),
+                    Err(e) => e.to_string(),
+                };
+                parser.finish();
+                let Some(last) = parser.last_event_id().map(str::to_owned) else {
+                    return Err(bridged(
+                        format!(
+                            "the SSE response stream closed before the response arrived ({why})"
+                        ),
+                        Some(status),
+                        None,
+                    ));
+                };
+                response = self
+                    .resume_with_retries(&parser, &last)
+                    .await
+                    .map_err(|e| {
+                        bridged(
+                            format!(
+                                "the SSE response stream broke ({why}) and {MAX_RESUME_ATTEMPTS} \
+                                 resumptions with Last-Event-ID failed (last: {e})"
+                            ),
+                            Some(status),
+                            None,
+                        )
+                    })?;
+            }
+        }
+        match read_limited(response, self.max_message_bytes).await {
+            Ok(body) => self.deliver(shared, &body),
+            Err(BodyError::TooLarge) => {
+                shared.oversized(Some(Id::Number(id)), false);
+                return Ok(());
+            }
+            Err(BodyError::Http(e)) => {
+                return Err(bridged(
+                    format!("reading the response body failed: {e}"),
+                    Some(status),
+                    None,
+                ));
+            }
+        }
+        if shared.is_pending(id) {
+            return Err(bridged(
+                format!("HTTP {status} carried no JSON-RPC response for this request"),
+                Some(status),
+                None,
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn status_message(&self, status: StatusCode) -> String {
+        let mut message = format!("HTTP {status} from POST {}", self.post_url);
+        if status == StatusCode::NOT_FOUND && lock(&self.session).is_some() {
+            message.push_str(" (the server no longer knows this session: it expired or was deleted; reconnect to start a new one)");
+        } else if status.is_redirection() {
+            message.push_str(" (redirects are not followed unless follow_redirects is set)");
+        }
+        message
+    }
+}
+
+pub(super) enum BodyError {
+    TooLarge,
+    Http(reqwest::Error),
+}
+
+/// Reads a whole body, refusing to hold more than `limit` bytes.
+pub(super) async fn read_limited(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, BodyError> {
+    if response.content_length().is_some_and(|n| n > limit as u64) {
+        return Err(BodyError::TooLarge);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(BodyError::Http)? {
+        if body.len() + chunk.len() > limit {
+            return Err(BodyError::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The project's test command (see README): installs what the tests need, then runs every
+# test layer — formatting and lints, unit, integration, doc tests, and the tests against
+# real third-party peers. Fuzzing and benchmarks are separate (fuzz/README.md, bench/).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+need() {
+  command -v "$1" >/dev/null 2>&1 || { echo "test.sh: '$1' is missing. $2" >&2; exit 1; }
+}
+need cargo "Install Rust with rustup: https://rustup.rs"
+need node "Install Node.js 20 or newer (Debian: apt-get install nodejs npm)."
+need python3 "Install Python 3.10 or newer (Debian: apt-get install python3 python3-venv)."
+
+scripts/install-peers.sh
+# shellcheck source=peers/env.sh
+source scripts/peers/env.sh
+# The MCP schemas and examples live beside the repository, never inside it.
+export MCP_SPEC_DIR=${MCP_SPEC_DIR:-$(cd .. && pwd)/shared/spec}
+
+echo "== cargo fmt --check" >&2
+cargo fmt --all -- --check
+echo "== cargo clippy" >&2
+cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+echo "== cargo test" >&2
+cargo test --workspace --all-features --locked
+echo "test.sh: all tests passed" >&2
