@@ -39,9 +39,24 @@ pub struct ErrorObject {
     pub code: i64,
     /// A short description of the error.
     pub message: String,
-    /// Additional information about the error.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Additional information about the error (`Some(Value::Null)` for an explicit `null`).
+    #[serde(
+        default,
+        deserialize_with = "present_value",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub data: Option<Value>,
+    /// Members beyond `code`, `message` and `data`, kept so that forwarding an error loses
+    /// nothing.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// Keeps `"data": null` distinguishable from an absent `data`.
+fn present_value<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 impl ErrorObject {
@@ -51,6 +66,7 @@ impl ErrorObject {
             code,
             message: message.into(),
             data: None,
+            extra: serde_json::Map::new(),
         }
     }
 
@@ -684,6 +700,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"x","result":{}}"#,
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
             r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"m","data":{"a":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"m","data":null,"hint":"x"}}"#,
         ];
         for text in cases {
             let Parsed::Single(Ok(message)) = parse(text.as_bytes()).unwrap() else {

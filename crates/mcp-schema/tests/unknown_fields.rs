@@ -358,6 +358,11 @@ fn error_responses_keep_their_id_form() {
         .unwrap()
         .unwrap();
     assert_eq!(data.extra["x-d"], 1);
+    // Members of the error object itself, and an explicit null `data`, survive too.
+    let odd: JsonRpcErrorResponse = round_trip(json!({"jsonrpc": "2.0", "id": 2,
+        "error": {"code": -32002, "message": "gone", "data": null, "x-vendor": {"retry": false}}}));
+    assert_eq!(odd.error.data, Some(Value::Null));
+    assert_eq!(odd.error.extra["x-vendor"]["retry"], false);
 }
 
 #[test]
