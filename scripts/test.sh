@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (see README): installs what the tests need, then runs every
 # test layer — formatting and lints, unit, integration, doc tests, and the tests against
-# real third-party peers. Fuzzing and benchmarks are separate (fuzz/README.md, bench/).
+# real third-party peers. The benchmark is compiled and linted, not run (bench/README.md);
+# fuzzing is separate (fuzz/README.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -22,6 +23,9 @@ echo "== cargo fmt --check" >&2
 cargo fmt --all -- --check
 echo "== cargo clippy" >&2
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+echo "== cargo clippy (bench/, its own workspace: kept compiling, never run here)" >&2
+cargo fmt --manifest-path bench/Cargo.toml -- --check
+cargo clippy --manifest-path bench/Cargo.toml --all-targets --locked --target-dir target/bench -- -D warnings
 echo "== cargo test" >&2
 cargo test --workspace --all-features --locked
 echo "test.sh: all tests passed" >&2

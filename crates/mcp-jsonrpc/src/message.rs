@@ -236,10 +236,21 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, ParseError> {
                 items.into_iter().map(|raw| classify(raw.get())).collect(),
             ))
         }
-        Some(b'{') => {
-            let raw: &RawValue = serde_json::from_slice(bytes)?;
-            Ok(Parsed::Single(classify(raw.get())))
-        }
+        Some(b'{') => match serde_json::from_slice::<Envelope<'_>>(bytes) {
+            // One pass over the bytes in the common case: the envelope's members are validated
+            // and captured as they are read.
+            Ok(env) => Ok(Parsed::Single(classify_envelope(env))),
+            Err(e) => {
+                // Not JSON at all (-32700), or JSON that is not a usable message (-32600, e.g.
+                // duplicate members): a plain validation pass tells which.
+                let _: &RawValue = serde_json::from_slice(bytes)?;
+                Ok(Parsed::Single(Err(InvalidMessage::new(
+                    None,
+                    false,
+                    e.to_string(),
+                ))))
+            }
+        },
         _ => {
             // Let serde_json decide between "not JSON" and "JSON, but not an object".
             let _: &RawValue = serde_json::from_slice(bytes)?;
@@ -289,11 +300,14 @@ fn classify(text: &str) -> Result<Message, InvalidMessage> {
             "a JSON-RPC message must be an object",
         ));
     }
-    let env: Envelope<'_> = match serde_json::from_str(text) {
-        Ok(env) => env,
+    match serde_json::from_str(text) {
+        Ok(env) => classify_envelope(env),
         // Duplicate members, mostly: the value is JSON but not a usable message.
-        Err(e) => return Err(InvalidMessage::new(None, false, e.to_string())),
-    };
+        Err(e) => Err(InvalidMessage::new(None, false, e.to_string())),
+    }
+}
+
+fn classify_envelope(env: Envelope<'_>) -> Result<Message, InvalidMessage> {
     let is_request = env.method.is_some();
     // The id is read first so that every other defect can be answered with it.
     let id = match env.id {
@@ -579,7 +593,12 @@ impl Message {
 
     /// The message as compact JSON bytes.
     pub fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(128);
+        let payload = match self {
+            Message::Request(r) => r.params.as_ref().map_or(0, |p| p.get().len()),
+            Message::Notification(n) => n.params.as_ref().map_or(0, |p| p.get().len()),
+            Message::Response(r) => r.outcome.as_ref().map_or(0, |p| p.get().len()),
+        };
+        let mut out = Vec::with_capacity(payload + 128);
         self.encode(&mut out);
         out
     }
@@ -671,7 +690,15 @@ mod tests {
 
     #[test]
     fn not_json_is_a_parse_error() {
-        for text in ["", "garbage", "{\"jsonrpc\":\"2.0\"", "{\"a\":}", "[1,"] {
+        // The last one has a duplicate member before it breaks off: still not JSON.
+        for text in [
+            "",
+            "garbage",
+            "{\"jsonrpc\":\"2.0\"",
+            "{\"a\":}",
+            "[1,",
+            "{\"id\":1,\"id\":2,",
+        ] {
             assert!(parse(text.as_bytes()).is_err(), "{text:?}");
         }
     }
@@ -701,6 +728,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
             r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"m","data":{"a":1}}}"#,
             r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"m","data":null,"hint":"x"}}"#,
+            // Numbers in parsed values re-encode exactly (float_roundtrip; found by fuzzing).
+            r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"m","data":[-1.2222222222222221e+61]}}"#,
         ];
         for text in cases {
             let Parsed::Single(Ok(message)) = parse(text.as_bytes()).unwrap() else {

@@ -26,6 +26,8 @@ pub(crate) const OUTBOUND_QUEUE: usize = 1024;
 pub(crate) struct Frame {
     /// Compact JSON, no trailing newline.
     pub(crate) bytes: Vec<u8>,
+    /// What the frame carries (the HTTP transport sends each kind differently).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) kind: FrameKind,
 }
 
@@ -280,6 +282,7 @@ impl Shared {
         }
     }
 
+    #[cfg(feature = "http")]
     pub(crate) fn is_pending(&self, id: i64) -> bool {
         lock(&self.pending).slots.contains_key(&id)
     }
