@@ -9,7 +9,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::message::{self, params_as};
-use crate::peer::{ClientHandle, Frame, FrameKind, Shared};
+use crate::peer::{ClientHandle, Frame, Shared};
 use crate::{Error, ErrorObject, Id};
 
 /// A request from the peer (server→client), which must be answered exactly once.
@@ -116,10 +116,7 @@ impl IncomingRequest {
         match reply.batch {
             Some((batch, index)) => batch.fill_now(&reply.shared, index, bytes),
             None => {
-                reply.shared.send_now(Frame {
-                    bytes,
-                    kind: FrameKind::Response,
-                });
+                reply.shared.send_now(Frame::response(bytes));
             }
         }
     }
@@ -174,10 +171,7 @@ impl BatchReplies {
 
     pub(crate) fn fill_now(&self, shared: &Arc<Shared>, index: usize, bytes: Vec<u8>) {
         if let Some(array) = self.fill(index, bytes) {
-            shared.send_now(Frame {
-                bytes: array,
-                kind: FrameKind::Response,
-            });
+            shared.send_now(Frame::response(array));
         }
     }
 }

@@ -29,6 +29,19 @@ pub(crate) struct Frame {
     /// What the frame carries (the HTTP transport sends each kind differently).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) kind: FrameKind,
+    /// Extra HTTP headers of this message (streamable HTTP only; empty otherwise).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) headers: Vec<(String, String)>,
+}
+
+impl Frame {
+    pub(crate) fn response(bytes: Vec<u8>) -> Self {
+        Self {
+            bytes,
+            kind: FrameKind::Response,
+            headers: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,20 +231,13 @@ impl Shared {
     }
 
     pub(crate) async fn send_response(self: &Arc<Self>, bytes: Vec<u8>) -> Result<(), Error> {
-        self.send(Frame {
-            bytes,
-            kind: FrameKind::Response,
-        })
-        .await
+        self.send(Frame::response(bytes)).await
     }
 
     fn reply_error_now(self: &Arc<Self>, id: Option<&Id>, error: &ErrorObject) {
         let mut bytes = Vec::with_capacity(96);
         message::encode_error(&mut bytes, id, error);
-        self.send_now(Frame {
-            bytes,
-            kind: FrameKind::Response,
-        });
+        self.send_now(Frame::response(bytes));
     }
 
     // ----- requests ---------------------------------------------------------------------------
@@ -463,6 +469,19 @@ impl Shared {
     }
 }
 
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+fn is_header_value(value: &str) -> bool {
+    value
+        .bytes()
+        .all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
+}
+
 /// At most 200 characters of a frame, for logs.
 pub(crate) fn preview(bytes: &[u8]) -> String {
     let cut = bytes.len().min(200);
@@ -531,6 +550,28 @@ impl ClientHandle {
         method: &str,
         params: Option<&P>,
     ) -> Result<PendingRequest, Error> {
+        self.start_request_with_headers(method, params, Vec::new())
+            .await
+    }
+
+    /// [`start_request`](Self::start_request) with extra HTTP headers for this request alone
+    /// (on streamable HTTP; other transports ignore them). MCP 2026-07-28 mirrors the method
+    /// and the tool, prompt or resource name into headers this way. An invalid header name
+    /// or value is an [`Error::InvalidArgument`].
+    pub async fn start_request_with_headers<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: Option<&P>,
+        headers: Vec<(String, String)>,
+    ) -> Result<PendingRequest, Error> {
+        for (name, value) in &headers {
+            if !is_header_name(name) || !is_header_value(value) {
+                return Err(Error::InvalidArgument(format!(
+                    "invalid HTTP header `{name}` (names are RFC 9110 tokens; values are visible \
+                     ASCII, spaces and tabs)"
+                )));
+            }
+        }
         let shared = &self.shared;
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
         let mut bytes = Vec::with_capacity(128);
@@ -550,6 +591,7 @@ impl ClientHandle {
             .send(Frame {
                 bytes,
                 kind: FrameKind::Request(id),
+                headers,
             })
             .await?;
         Ok(pending)
@@ -576,6 +618,7 @@ impl ClientHandle {
             .send(Frame {
                 bytes,
                 kind: FrameKind::Notification,
+                headers: Vec::new(),
             })
             .await
     }

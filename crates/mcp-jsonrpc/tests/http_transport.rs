@@ -1632,3 +1632,74 @@ async fn invalid_urls_and_headers_fail_at_connect() {
         other => panic!("expected Error::Http, got {other:?}"),
     }
 }
+
+/// Per-request headers go on that request's POST only; invalid ones are refused up front.
+#[tokio::test]
+async fn per_request_headers_go_on_that_post_only() {
+    init_tracing();
+    let server = Server::start(|req: Req| async move {
+        if is_get(&req) {
+            Resp::status(405)
+        } else {
+            echo(&req)
+        }
+    })
+    .await;
+    let client = connect(&server.url("/mcp")).await;
+    let pending = client
+        .handle()
+        .start_request_with_headers(
+            "tools/call",
+            Some(&json!({"name": "x"})),
+            vec![
+                ("Mcp-Method".into(), "tools/call".into()),
+                ("Mcp-Name".into(), "x".into()),
+            ],
+        )
+        .await
+        .unwrap();
+    within("the answer", pending).await.unwrap();
+    let post = server
+        .wait_for("the tools/call POST", |r| r.is_post_of("tools/call"))
+        .await;
+    assert_eq!(post.header("mcp-method"), Some("tools/call"));
+    assert_eq!(post.header("mcp-name"), Some("x"));
+    assert_eq!(request_ok(&client, "ping").await, json!({"echo": "ping"}));
+    let ping = server
+        .wait_for("the ping POST", |r| r.is_post_of("ping"))
+        .await;
+    assert_eq!(ping.header("mcp-method"), None);
+    for bad in [("bad name", "v"), ("x-ok", "line\nbreak")] {
+        let error = client
+            .handle()
+            .start_request_with_headers::<Value>("ping", None, vec![(bad.0.into(), bad.1.into())])
+            .await
+            .expect_err("refused");
+        assert!(matches!(error, Error::InvalidArgument(_)), "{error}");
+    }
+}
+
+/// A session id on a refused exchange is not a session: the Python SDK sends one on the 400
+/// that refuses a pre-session GET and then answers 404 to requests carrying it.
+#[tokio::test]
+async fn a_session_id_on_an_error_response_is_not_adopted() {
+    init_tracing();
+    let server = Server::start(|req: Req| async move {
+        if is_get(&req) {
+            no_session_yet().header("mcp-session-id", "minted-and-forgotten")
+        } else {
+            echo(&req)
+        }
+    })
+    .await;
+    let client = connect(&server.url("/mcp")).await;
+    assert_eq!(
+        request_ok(&client, "initialize").await,
+        json!({"echo": "initialize"})
+    );
+    let post = server
+        .wait_for("the initialize POST", |r| r.is_post_of("initialize"))
+        .await;
+    assert_eq!(post.header("mcp-session-id"), None);
+    assert_eq!(client.handle().session_id(), None);
+}

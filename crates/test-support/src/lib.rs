@@ -122,34 +122,58 @@ pub struct ServerProcess {
 /// Starts the everything server over streamable HTTP and waits until it says it listens.
 pub async fn start_everything_http() -> ServerProcess {
     let port = free_port();
-    let mut child = node_command()
+    let mut command = node_command();
+    command
         .arg(everything_js())
         .arg("streamableHttp")
-        .env("PORT", port.to_string())
+        .env("PORT", port.to_string());
+    start_http_server(command, port, "everything", "listening on port").await
+}
+
+/// Starts the Python SDK fixture server (`fixtures/python_server.py`) over streamable HTTP.
+pub async fn start_python_http() -> ServerProcess {
+    let port = free_port();
+    let mut command = Command::new(peers_python());
+    command
+        .arg(fixture("python_server.py"))
+        .arg("--http")
+        .arg(port.to_string())
+        .kill_on_drop(true);
+    start_http_server(command, port, "python", "Uvicorn running").await
+}
+
+/// Spawns an HTTP server and waits for the line on stderr that says it is ready.
+async fn start_http_server(
+    mut command: Command,
+    port: u16,
+    name: &'static str,
+    ready_line: &str,
+) -> ServerProcess {
+    let mut child = command
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("node starts (is Node.js installed?)");
-    // It announces its port on stderr.
+        .unwrap_or_else(|e| panic!("the {name} server did not start: {e}"));
     let stderr = child.stderr.take().expect("piped stderr");
     let mut lines = BufReader::new(stderr).lines();
     let ready = async {
         while let Some(line) = lines.next_line().await.expect("read server output") {
-            if line.contains("listening on port") {
+            if line.contains(ready_line) {
                 return true;
             }
+            eprintln!("[{name}] {line}");
         }
         false
     };
     let ready = tokio::time::timeout(Duration::from_secs(30), ready).await;
     assert!(
         matches!(ready, Ok(true)),
-        "the everything server did not report listening on port {port}"
+        "the {name} server did not report `{ready_line}` for port {port}"
     );
     // Keep forwarding its stderr so that it never blocks on a full pipe.
     tokio::spawn(async move {
         while let Ok(Some(line)) = lines.next_line().await {
-            eprintln!("[everything] {line}");
+            eprintln!("[{name}] {line}");
         }
     });
     ServerProcess {

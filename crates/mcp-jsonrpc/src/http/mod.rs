@@ -218,6 +218,11 @@ impl crate::ClientHandle {
         Ok(())
     }
 
+    /// True for a streamable HTTP connection.
+    pub fn is_streamable_http(&self) -> bool {
+        matches!(self.shared.outbound_ref(), Outbound::Http(_))
+    }
+
     /// The `mcp-session-id` the server assigned, on a streamable HTTP connection.
     pub fn session_id(&self) -> Option<String> {
         match self.shared.outbound_ref() {
@@ -244,6 +249,11 @@ impl HttpOutbound {
 
     /// Records a session id the server sent; a new one is a reason to retry the GET stream.
     fn note_session(self: &Arc<Self>, response: &reqwest::Response) {
+        // Only an accepted exchange assigns a session: some servers (the Python SDK's) mint an
+        // id even on the 400 that refuses a pre-session GET, and then do not know it.
+        if !response.status().is_success() {
+            return;
+        }
         let Some(value) = response.headers().get(SESSION_HEADER) else {
             return;
         };

@@ -26,7 +26,12 @@ impl HttpOutbound {
     ) -> Result<(), Error> {
         match frame.kind {
             FrameKind::Request(id) => {
-                let task = tokio::spawn(self.clone().post_request(shared.clone(), frame.bytes, id));
+                let task = tokio::spawn(self.clone().post_request(
+                    shared.clone(),
+                    frame.bytes,
+                    frame.headers,
+                    id,
+                ));
                 shared.set_abort(id, task.abort_handle());
                 Ok(())
             }
@@ -79,7 +84,7 @@ impl HttpOutbound {
         bytes: Vec<u8>,
     ) -> Result<(), Error> {
         let response = self
-            .post(bytes)
+            .post(bytes, &[])
             .await
             .map_err(|e| Error::Http(format!("POST {} failed: {e}", self.post_url)))?;
         self.note_session(&response);
@@ -119,8 +124,22 @@ impl HttpOutbound {
         Ok(())
     }
 
-    pub(super) async fn post(&self, bytes: Vec<u8>) -> Result<reqwest::Response, reqwest::Error> {
-        self.request(Method::POST, &self.post_url)
+    pub(super) async fn post(
+        &self,
+        bytes: Vec<u8>,
+        headers: &[(String, String)],
+    ) -> Result<reqwest::Response, reqwest::Error> {
+        let mut request = self.request(Method::POST, &self.post_url);
+        for (name, value) in headers {
+            // Validated when the request was started.
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(value),
+            ) {
+                request = request.header(name, value);
+            }
+        }
+        request
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(bytes)
@@ -142,10 +161,11 @@ impl HttpOutbound {
         self: Arc<Self>,
         shared: Arc<Shared>,
         bytes: Vec<u8>,
+        headers: Vec<(String, String)>,
         id: i64,
     ) {
         let started = tokio::time::Instant::now();
-        let exchange = self.exchange(&shared, bytes, id);
+        let exchange = self.exchange(&shared, bytes, &headers, id);
         let timed_out = |limit: Duration, what: &str| {
             Err(bridged(
                 format!("HTTP request timed out after {limit:?} (request_timeout){what}"),
@@ -180,10 +200,11 @@ impl HttpOutbound {
         self: &Arc<Self>,
         shared: &Arc<Shared>,
         bytes: Vec<u8>,
+        headers: &[(String, String)],
         id: i64,
     ) -> Result<(), Error> {
         let response = self
-            .post(bytes)
+            .post(bytes, headers)
             .await
             .map_err(|e| bridged(format!("POST {} failed: {e}", self.post_url), None, None))?;
         self.note_session(&response);

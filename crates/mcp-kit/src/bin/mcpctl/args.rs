@@ -1,0 +1,308 @@
+//! The command line: global options and subcommands (clap derive).
+//!
+//! docs/cli.md documents every option declared here; the `help_matches_the_docs` test in
+//! `tests/mcpctl.rs` fails when the two drift apart.
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use clap_complete::Shell;
+
+/// The exit codes, as `--help` lists them (kept in step with [`crate::exit::Exit`]).
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success
+  1  the server or the tool failed (JSON-RPC error, a tool result with isError: true,
+     a malformed answer)
+  2  usage or configuration error (bad flags or arguments, invalid mcp.json, unknown server)
+  3  refused by the trust policy (e.g. stdio without --trust, http:// without --allow-http)
+  4  connection failure or timeout
+
+Output: tables when stdout is a terminal, pretty JSON when it is not; --json prints compact
+JSON, --output chooses explicitly. Logs go to stderr (filter: RUST_LOG, default warn).";
+
+/// `mcpctl`: a config-driven MCP client (stdio, unix, streamable HTTP) for inspecting and
+/// debugging servers.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcpctl",
+    version,
+    about = "A config-driven MCP client: inspect and debug the servers of an mcp.json",
+    long_about = "A config-driven MCP client: inspect and debug the servers of an mcp.json \
+                  (transports stdio, unix and streamable_http).\n\n\
+                  The configuration is --config, else <root>/.mcp.json, else <root>/mcp.json. \
+                  The configuration is untrusted by default: stdio and unix servers need \
+                  --trust, and remote servers must be https on a public host unless an \
+                  --allow-* option relaxes that.",
+    after_help = EXIT_CODES,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub(crate) struct Cli {
+    /// Options that apply to every subcommand.
+    #[command(flatten)]
+    pub(crate) global: GlobalArgs,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// How results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OutputFormat {
+    /// Human-readable tables and text (the default when stdout is a terminal).
+    Table,
+    /// Compact JSON on one line (same as --json).
+    Json,
+    /// Indented JSON (the default when stdout is not a terminal).
+    Pretty,
+}
+
+/// The options shared by all subcommands (accepted before or after the subcommand).
+#[derive(Debug, Args)]
+pub(crate) struct GlobalArgs {
+    /// Workspace root: base of relative paths and working directory of stdio servers
+    /// [default: the current directory]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) root: Option<PathBuf>,
+
+    /// Configuration file (absolute, or relative to --root) [default: <root>/.mcp.json, else
+    /// <root>/mcp.json]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) config: Option<PathBuf>,
+
+    /// Print compact JSON (same as --output json)
+    #[arg(long, global = true, conflicts_with = "output")]
+    pub(crate) json: bool,
+
+    /// Output format [default: table when stdout is a terminal, else pretty]
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub(crate) output: Option<OutputFormat>,
+
+    /// Per-request timeout in milliseconds
+    #[arg(
+        long,
+        global = true,
+        value_name = "MS",
+        default_value_t = 30_000,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub(crate) timeout_ms: u64,
+
+    /// Pin the protocol version instead of negotiating it (overrides client.protocol_version
+    /// of the configuration)
+    #[arg(long, global = true, value_name = "VERSION")]
+    pub(crate) protocol_version: Option<String>,
+
+    /// Trust the configuration fully: spawn stdio servers, connect unix sockets, read env
+    /// secrets, send authentication headers
+    #[arg(long, global = true, help_heading = "Security")]
+    pub(crate) trust: bool,
+
+    /// Allow stdout_log.path outside --root (refused by default)
+    #[arg(long, global = true, help_heading = "Security")]
+    pub(crate) allow_stdout_log_outside_root: bool,
+
+    /// list-servers: print the argv of stdio servers (hidden by default: it may hold secrets)
+    #[arg(long, global = true, help_heading = "Security")]
+    pub(crate) show_argv: bool,
+
+    /// Untrusted: allow http:// URLs (default: https only)
+    #[arg(long, global = true, help_heading = "Security")]
+    pub(crate) allow_http: bool,
+
+    /// Untrusted: allow localhost, *.localhost, *.local, *.localdomain and single-label hosts
+    #[arg(long, global = true, help_heading = "Security")]
+    pub(crate) allow_localhost: bool,
+
+    /// Untrusted: allow non-global IP literals (loopback, private, link-local, ...)
+    #[arg(long, global = true, help_heading = "Security")]
+    pub(crate) allow_private_ip: bool,
+
+    /// Untrusted: resolve hostnames and refuse those resolving to non-global IPs
+    #[arg(long, global = true, help_heading = "Security")]
+    pub(crate) dns_check: bool,
+
+    /// DNS lookup timeout in milliseconds (with --dns-check)
+    #[arg(
+        long,
+        global = true,
+        value_name = "MS",
+        default_value_t = 2_000,
+        value_parser = clap::value_parser!(u64).range(1..),
+        help_heading = "Security"
+    )]
+    pub(crate) dns_timeout_ms: u64,
+
+    /// Let a failed or timed-out DNS lookup through (with --dns-check; default: refuse)
+    #[arg(long, global = true, help_heading = "Security")]
+    pub(crate) dns_fail_open: bool,
+
+    /// Untrusted: only allow this host and its subdomains (repeatable)
+    #[arg(long, global = true, value_name = "HOST", help_heading = "Security")]
+    pub(crate) allow_host: Vec<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Print the parsed configuration: the client section and each server's key fields
+    /// (never secrets)
+    ListServers,
+
+    /// Show what the handshake negotiated: protocol version, server info, capabilities
+    ServerInfo(ServerArg),
+
+    /// List a server's tools (all pages)
+    ListTools(ServerArg),
+
+    /// List a server's resources (all pages)
+    ListResources(ServerArg),
+
+    /// List a server's resource templates (all pages)
+    ListResourceTemplates(ServerArg),
+
+    /// List a server's prompts (all pages)
+    ListPrompts(ServerArg),
+
+    /// Call a tool
+    Call(CallArgs),
+
+    /// Read a resource
+    ReadResource(ReadResourceArgs),
+
+    /// Get a prompt
+    GetPrompt(GetPromptArgs),
+
+    /// Ask for completions of a prompt argument or a resource template variable
+    Complete(CompleteArgs),
+
+    /// Check that a server answers
+    Ping(ServerArg),
+
+    /// Send a raw JSON-RPC request and print its result
+    Request(RawArgs),
+
+    /// Send a raw JSON-RPC notification
+    Notify(RawArgs),
+
+    /// Print a shell completion script
+    Completions(CompletionsArgs),
+}
+
+/// A subcommand that only names a server.
+#[derive(Debug, Args)]
+pub(crate) struct ServerArg {
+    /// The server's name in the configuration
+    pub(crate) server: String,
+}
+
+/// `call`.
+#[derive(Debug, Args)]
+#[command(after_help = "KEY=VALUE pairs are converted by the tool's input schema: \
+                        string properties are kept verbatim; integer, number, boolean, array, \
+                        object and null ones are parsed as JSON. Unknown keys are refused unless \
+                        the schema sets additionalProperties. Pairs override the keys of \
+                        --arguments-json / --arguments-file, which are sent as they are.")]
+pub(crate) struct CallArgs {
+    /// The server's name in the configuration
+    pub(crate) server: String,
+
+    /// The tool's name
+    pub(crate) tool: String,
+
+    /// Arguments as KEY=VALUE, converted by the tool's input schema
+    #[arg(value_name = "KEY=VALUE")]
+    pub(crate) pairs: Vec<String>,
+
+    /// Arguments as a JSON object
+    #[arg(long, value_name = "JSON", conflicts_with = "arguments_file")]
+    pub(crate) arguments_json: Option<String>,
+
+    /// Arguments from a file holding a JSON object (`-`: standard input)
+    #[arg(long, value_name = "PATH")]
+    pub(crate) arguments_file: Option<PathBuf>,
+}
+
+/// `read-resource`.
+#[derive(Debug, Args)]
+pub(crate) struct ReadResourceArgs {
+    /// The server's name in the configuration
+    pub(crate) server: String,
+
+    /// The resource's URI
+    pub(crate) uri: String,
+}
+
+/// `get-prompt`.
+#[derive(Debug, Args)]
+pub(crate) struct GetPromptArgs {
+    /// The server's name in the configuration
+    pub(crate) server: String,
+
+    /// The prompt's name
+    pub(crate) name: String,
+
+    /// Prompt arguments as KEY=VALUE (values are strings)
+    #[arg(value_name = "KEY=VALUE")]
+    pub(crate) pairs: Vec<String>,
+}
+
+/// `complete`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("reference").required(true).args(["prompt", "resource_template"])))]
+pub(crate) struct CompleteArgs {
+    /// The server's name in the configuration
+    pub(crate) server: String,
+
+    /// Complete an argument of this prompt
+    #[arg(long, value_name = "NAME")]
+    pub(crate) prompt: Option<String>,
+
+    /// Complete a variable of this resource template (its URI template)
+    #[arg(long, value_name = "URI")]
+    pub(crate) resource_template: Option<String>,
+
+    /// The argument being completed and what was typed so far
+    #[arg(long, value_name = "NAME=VALUE", required = true)]
+    pub(crate) argument: String,
+
+    /// An already-resolved argument (repeatable)
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub(crate) context: Vec<String>,
+}
+
+/// `request` and `notify`.
+#[derive(Debug, Args)]
+pub(crate) struct RawArgs {
+    /// The server's name in the configuration
+    pub(crate) server: String,
+
+    /// The JSON-RPC method
+    pub(crate) method: String,
+
+    /// The params: a JSON object or array
+    #[arg(long, value_name = "JSON")]
+    pub(crate) params_json: Option<String>,
+}
+
+/// `completions`.
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub(crate) shell: Shell,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

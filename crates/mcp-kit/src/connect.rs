@@ -1,0 +1,197 @@
+//! From a server's configuration to an open JSON-RPC connection, through the trust policy.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use mcp_jsonrpc::{Client, SpawnOptions, StdoutLog, StreamableHttpOptions};
+
+use crate::config::{ServerConfig, StdioServer, StdoutLogConfig, StreamableHttpServer};
+use crate::security::{self, TrustMode, UntrustedStreamableHttpPolicy};
+use crate::{Config, Error};
+
+/// What the manager decides about connecting.
+#[derive(Debug, Clone)]
+pub(crate) struct ConnectPolicy {
+    pub(crate) trust_mode: TrustMode,
+    pub(crate) untrusted_http: UntrustedStreamableHttpPolicy,
+    pub(crate) allow_stdout_log_outside_root: bool,
+    pub(crate) timeout: Duration,
+}
+
+/// An open connection and whether it is streamable HTTP.
+pub(crate) struct Opened {
+    pub(crate) client: Client,
+    pub(crate) http: bool,
+}
+
+/// Opens the connection to `server` as configured, `root` being the workspace root (the
+/// child's working directory and the base of relative paths).
+pub(crate) async fn open(
+    policy: &ConnectPolicy,
+    config: &Config,
+    server: &str,
+    root: &Path,
+) -> Result<Opened, Error> {
+    let configured = config
+        .servers
+        .get(server)
+        .ok_or_else(|| Error::UnknownServer(server.to_owned()))?;
+    let resolved = match policy.trust_mode {
+        TrustMode::Untrusted => {
+            security::check_local_transport(server, configured.transport())?;
+            if let ServerConfig::StreamableHttp(http) = configured {
+                security::check_untrusted_http(&policy.untrusted_http, server, http).await?;
+            }
+            configured.clone()
+        }
+        // Placeholders are expanded only for a trusted configuration: expanding them is
+        // reading this process's environment.
+        TrustMode::Trusted => configured.expanded(root)?,
+    };
+    let connection_error = |source| Error::Connection {
+        server: server.to_owned(),
+        source,
+    };
+    match resolved {
+        ServerConfig::Stdio(stdio) => {
+            let (program, options) = spawn_options(policy, server, &stdio, root)?;
+            let client = Client::spawn_with_options(&program, &stdio.argv[1..], options)
+                .await
+                .map_err(connection_error)?;
+            Ok(Opened {
+                client,
+                http: false,
+            })
+        }
+        ServerConfig::Unix(unix) => {
+            let path = root.join(&unix.unix_path);
+            let client = Client::connect_unix(&path)
+                .await
+                .map_err(connection_error)?;
+            Ok(Opened {
+                client,
+                http: false,
+            })
+        }
+        ServerConfig::StreamableHttp(http) => {
+            let options = StreamableHttpOptions {
+                headers: http_headers(policy.trust_mode, server, &http)?,
+                request_timeout: Some(policy.timeout),
+                ..Default::default()
+            };
+            let client = Client::connect_streamable_http_split_with_options(
+                http.urls.sse_url(),
+                http.urls.http_url(),
+                options,
+                SpawnOptions::default(),
+            )
+            .await
+            .map_err(connection_error)?;
+            Ok(Opened { client, http: true })
+        }
+    }
+}
+
+fn spawn_options(
+    policy: &ConnectPolicy,
+    server: &str,
+    stdio: &StdioServer,
+    root: &Path,
+) -> Result<(String, SpawnOptions), Error> {
+    let program = stdio.argv.first().cloned().ok_or_else(|| Error::Protocol {
+        server: server.to_owned(),
+        message: "argv is empty".into(),
+    })?;
+    let stdout_log = stdio
+        .stdout_log
+        .as_ref()
+        .map(|log| stdout_log(policy, server, log, root))
+        .transpose()?;
+    Ok((
+        program,
+        SpawnOptions {
+            stdout_log,
+            env: stdio
+                .env
+                .iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+            inherit_env: stdio.inherit_env,
+            cwd: Some(root.to_path_buf()),
+            ..Default::default()
+        },
+    ))
+}
+
+/// Resolves `stdout_log.path` against the root and applies the "under the root" rule (the
+/// `..` rule is checked when the configuration loads; symlinks are refused when the log opens).
+fn stdout_log(
+    policy: &ConnectPolicy,
+    server: &str,
+    log: &StdoutLogConfig,
+    root: &Path,
+) -> Result<StdoutLog, Error> {
+    let path = root.join(&log.path);
+    if !policy.allow_stdout_log_outside_root && !is_under(&path, root) {
+        return Err(Error::StdoutLogOutsideRoot {
+            server: server.to_owned(),
+            path,
+            root: root.to_path_buf(),
+        });
+    }
+    Ok(StdoutLog {
+        path,
+        max_bytes_per_part: log.max_bytes_per_part.max(1),
+        max_parts: (log.max_parts > 0).then_some(log.max_parts as usize),
+    })
+}
+
+/// Lexically (the path has no `..`; symlinks are refused separately).
+fn is_under(path: &Path, root: &Path) -> bool {
+    let normal = |p: &Path| -> PathBuf {
+        p.components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .collect()
+    };
+    normal(path).starts_with(normal(root))
+}
+
+/// The headers of a streamable HTTP server: static ones, and in Trusted mode the ones read
+/// from the environment (the policy refused those in Untrusted mode already).
+fn http_headers(
+    trust: TrustMode,
+    server: &str,
+    http: &StreamableHttpServer,
+) -> Result<BTreeMap<String, String>, Error> {
+    let mut headers = http.http_headers.clone();
+    if trust == TrustMode::Trusted {
+        let read = |var: &str| {
+            std::env::var(var).map_err(|_| Error::MissingEnvVar {
+                server: server.to_owned(),
+                var: var.to_owned(),
+            })
+        };
+        if let Some(var) = &http.bearer_token_env_var {
+            headers.insert("Authorization".into(), format!("Bearer {}", read(var)?));
+        }
+        for (header, var) in &http.env_http_headers {
+            headers.insert(header.clone(), read(var)?);
+        }
+    }
+    Ok(headers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn under_root_is_lexical() {
+        let root = Path::new("/work/repo");
+        assert!(is_under(Path::new("/work/repo/./logs/a.log"), root));
+        assert!(is_under(&root.join("logs/a.log"), root));
+        assert!(!is_under(Path::new("/work/repository/a.log"), root));
+        assert!(!is_under(Path::new("/tmp/a.log"), root));
+    }
+}

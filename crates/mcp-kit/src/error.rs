@@ -1,0 +1,123 @@
+//! The error type of `mcp-kit`.
+
+use std::time::Duration;
+
+use crate::config::ConfigError;
+use crate::security::PolicyError;
+
+/// Everything that can go wrong between loading a configuration and getting a result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The configuration could not be loaded or is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+
+    /// The trust policy refused the connection.
+    #[error(transparent)]
+    Refused(#[from] PolicyError),
+
+    /// No server of this name is configured.
+    #[error("unknown mcp server: `{0}` (not in the configuration)")]
+    UnknownServer(String),
+
+    /// No connection to this server exists (for the `*_connected` methods).
+    #[error("mcp server `{0}` is not connected")]
+    NotConnected(String),
+
+    /// `stdout_log.path` resolves outside the root and that was not allowed.
+    #[error(
+        "refusing stdout_log path outside the root for mcp server `{server}`: {} is not under {}; \
+         move it under the root, or allow it with --allow-stdout-log-outside-root (CLI) or \
+         Manager::with_allow_stdout_log_outside_root(true)",
+        path.display(),
+        root.display()
+    )]
+    StdoutLogOutsideRoot {
+        /// The server's name.
+        server: String,
+        /// The resolved log path.
+        path: std::path::PathBuf,
+        /// The root.
+        root: std::path::PathBuf,
+    },
+
+    /// An environment variable the (trusted) configuration reads is not set.
+    #[error(
+        "mcp server `{server}`: environment variable `{var}` is not set (the configuration reads it)"
+    )]
+    MissingEnvVar {
+        /// The server's name.
+        server: String,
+        /// The variable.
+        var: String,
+    },
+
+    /// The request got no response in time. A `notifications/cancelled` was sent.
+    #[error(
+        "mcp request timed out: {method} (after {timeout:?}; raise it with --timeout-ms or \
+         Manager::with_timeout / Session::with_timeout)"
+    )]
+    Timeout {
+        /// The request's method.
+        method: String,
+        /// The timeout that expired.
+        timeout: Duration,
+    },
+
+    /// The server answered with a JSON-RPC error.
+    #[error("mcp server `{server}` returned an error for {method}: {error}")]
+    Rpc {
+        /// The server's name.
+        server: String,
+        /// The request's method.
+        method: String,
+        /// The error object (boxed: it is large, and errors travel through every `Result`).
+        error: Box<mcp_jsonrpc::ErrorObject>,
+    },
+
+    /// The connection failed (spawn, connect, I/O, closed).
+    #[error("mcp server `{server}`: {source}")]
+    Connection {
+        /// The server's name.
+        server: String,
+        /// What went wrong underneath.
+        #[source]
+        source: mcp_jsonrpc::Error,
+    },
+
+    /// The server's answer did not follow the protocol (a malformed result, a version we do
+    /// not speak, a handshake that failed).
+    #[error("mcp server `{server}`: {message}")]
+    Protocol {
+        /// The server's name.
+        server: String,
+        /// What was wrong.
+        message: String,
+    },
+
+    /// Parameters or results could not be (de)serialized.
+    #[error("{context}: {source}")]
+    Json {
+        /// What was being (de)serialized.
+        context: String,
+        /// The serde error.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl Error {
+    /// The JSON-RPC error object, when the server answered with one.
+    pub fn rpc_error(&self) -> Option<&mcp_jsonrpc::ErrorObject> {
+        match self {
+            Error::Rpc { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    /// True when the trust policy refused the connection.
+    pub fn is_refused(&self) -> bool {
+        matches!(self, Error::Refused(_))
+    }
+}

@@ -1,0 +1,185 @@
+//! Typed helpers for every client→server method of both eras.
+
+use std::future::Future;
+
+use mcp_schema::{
+    CallToolResult, CompleteRequestParams, CompleteResult, DiscoverResult, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    LoggingLevel, ReadResourceResult, Tool,
+};
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+
+use super::request::ProgressUpdate;
+use super::{Session, from_result};
+use crate::Error;
+
+/// The most pages [`Session::list_all_tools`] follows before giving up on a server whose
+/// cursors never end.
+const MAX_PAGES: usize = 1000;
+
+fn cursor_params(cursor: Option<&str>) -> Option<Value> {
+    cursor.map(|c| json!({ "cursor": c }))
+}
+
+/// Pages of a cursor-paginated list, as [`Session::list_all_tools`] collects them.
+pub type ToolPages = Vec<Tool>;
+
+impl Session {
+    /// `ping`: checks that the server answers (stateful era; 2026-07-28 has no ping and
+    /// answers `-32601`).
+    pub async fn ping(&self) -> Result<(), Error> {
+        self.request("ping", None).await.map(drop)
+    }
+
+    /// `tools/list`, one page.
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, Error> {
+        let value = self.request("tools/list", cursor_params(cursor)).await?;
+        from_result("tools/list", value)
+    }
+
+    /// `tools/list`, following `nextCursor` until the last page.
+    pub async fn list_all_tools(&self) -> Result<ToolPages, Error> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let page = self.list_tools(cursor.as_deref()).await?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
+                Some(_) => {
+                    return Err(Error::Protocol {
+                        server: self.server_name().to_owned(),
+                        message: "tools/list returned the same cursor twice".into(),
+                    });
+                }
+                None => return Ok(tools),
+            }
+        }
+        Err(Error::Protocol {
+            server: self.server_name().to_owned(),
+            message: format!("tools/list did not end after {MAX_PAGES} pages"),
+        })
+    }
+
+    /// `tools/call`. A tool's own failure is a result with `isError: true`, not an `Err`.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<CallToolResult, Error> {
+        let value = self
+            .request("tools/call", Some(call_params(name, arguments)))
+            .await?;
+        from_result("tools/call", value)
+    }
+
+    /// `tools/call` with progress: see [`request_with_progress`](Self::request_with_progress).
+    pub fn call_tool_with_progress<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> (
+        mpsc::Receiver<ProgressUpdate>,
+        impl Future<Output = Result<CallToolResult, Error>> + Send + 'a,
+    ) {
+        let (progress, call) =
+            self.request_with_progress("tools/call", Some(call_params(name, arguments)));
+        (
+            progress,
+            async move { from_result("tools/call", call.await?) },
+        )
+    }
+
+    /// `resources/list`, one page.
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult, Error> {
+        let value = self
+            .request("resources/list", cursor_params(cursor))
+            .await?;
+        from_result("resources/list", value)
+    }
+
+    /// `resources/templates/list`, one page.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourceTemplatesResult, Error> {
+        let value = self
+            .request("resources/templates/list", cursor_params(cursor))
+            .await?;
+        from_result("resources/templates/list", value)
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
+        let value = self
+            .request("resources/read", Some(json!({ "uri": uri })))
+            .await?;
+        from_result("resources/read", value)
+    }
+
+    /// `resources/subscribe` (stateful era): `notifications/resources/updated` for `uri`
+    /// then reach the notification handler.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), Error> {
+        self.request("resources/subscribe", Some(json!({ "uri": uri })))
+            .await
+            .map(drop)
+    }
+
+    /// `resources/unsubscribe` (stateful era).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), Error> {
+        self.request("resources/unsubscribe", Some(json!({ "uri": uri })))
+            .await
+            .map(drop)
+    }
+
+    /// `prompts/list`, one page.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, Error> {
+        let value = self.request("prompts/list", cursor_params(cursor)).await?;
+        from_result("prompts/list", value)
+    }
+
+    /// `prompts/get` with string arguments.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<GetPromptResult, Error> {
+        let mut params = json!({ "name": name });
+        if let Some(arguments) = arguments {
+            params["arguments"] = Value::Object(arguments);
+        }
+        let value = self.request("prompts/get", Some(params)).await?;
+        from_result("prompts/get", value)
+    }
+
+    /// `logging/setLevel` (stateful era; in 2026-07-28 the level travels in each request's
+    /// `_meta` instead).
+    pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), Error> {
+        self.request("logging/setLevel", Some(json!({ "level": level })))
+            .await
+            .map(drop)
+    }
+
+    /// `completion/complete`.
+    pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult, Error> {
+        let params = super::to_params("completion/complete", Some(&params))?;
+        let value = self.request("completion/complete", params).await?;
+        from_result("completion/complete", value)
+    }
+
+    /// `server/discover` (2026-07-28): the server's versions, capabilities and identity,
+    /// asked again.
+    pub async fn discover(&self) -> Result<DiscoverResult, Error> {
+        let value = self.request("server/discover", None).await?;
+        from_result("server/discover", value)
+    }
+}
+
+fn call_params(name: &str, arguments: Option<Map<String, Value>>) -> Value {
+    let mut params = json!({ "name": name });
+    if let Some(arguments) = arguments {
+        params["arguments"] = Value::Object(arguments);
+    }
+    params
+}

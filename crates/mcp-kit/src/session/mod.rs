@@ -1,0 +1,322 @@
+//! [`Session`]: one connection to one server, past its handshake.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use mcp_jsonrpc::{Client, ClientHandle};
+use mcp_schema::{Era, McpNotification, McpRequest};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use crate::Error;
+use crate::handlers::Handlers;
+
+mod dispatch;
+mod era;
+mod headers;
+mod methods;
+mod mrtr;
+mod request;
+mod subscription;
+
+pub use methods::ToolPages;
+pub use request::ProgressUpdate;
+pub use subscription::Subscription;
+
+/// What a [`Session`] is configured with (from the [`Manager`](crate::Manager)).
+#[derive(Debug, Clone)]
+pub(crate) struct SessionSettings {
+    pub(crate) client_info: mcp_schema::Implementation,
+    pub(crate) protocol_version: Option<String>,
+    pub(crate) capabilities: Map<String, Value>,
+    pub(crate) timeout: Duration,
+    pub(crate) handlers: Handlers,
+}
+
+/// The outcome of the handshake.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Negotiated {
+    /// `initialize` succeeded (protocol versions up to 2025-11-25).
+    Initialize {
+        /// The protocol version the server answered with.
+        protocol_version: String,
+        /// The `InitializeResult`.
+        result: Value,
+    },
+    /// `server/discover` succeeded (2026-07-28 and later): no session, per-request metadata.
+    Discover {
+        /// The version chosen from the server's `supportedVersions`.
+        protocol_version: String,
+        /// The `DiscoverResult`.
+        result: Value,
+    },
+}
+
+impl Negotiated {
+    /// The negotiated protocol version.
+    pub fn protocol_version(&self) -> &str {
+        match self {
+            Negotiated::Initialize {
+                protocol_version, ..
+            }
+            | Negotiated::Discover {
+                protocol_version, ..
+            } => protocol_version,
+        }
+    }
+
+    /// The protocol era.
+    pub fn era(&self) -> Era {
+        match self {
+            Negotiated::Initialize { .. } => Era::Stateful,
+            Negotiated::Discover { .. } => Era::Stateless,
+        }
+    }
+
+    /// The `InitializeResult` or `DiscoverResult`.
+    pub fn result(&self) -> &Value {
+        match self {
+            Negotiated::Initialize { result, .. } | Negotiated::Discover { result, .. } => result,
+        }
+    }
+}
+
+/// Where notifications for in-flight calls go.
+#[derive(Default)]
+struct Routes {
+    progress: HashMap<String, mpsc::Sender<ProgressUpdate>>,
+    subscriptions: HashMap<i64, mpsc::Sender<subscription::SubscriptionEvent>>,
+}
+
+/// What the session and its dispatch tasks share.
+struct Shared {
+    server: String,
+    handle: ClientHandle,
+    http: bool,
+    handlers: Handlers,
+    routes: Mutex<Routes>,
+    next_token: AtomicU64,
+}
+
+impl Shared {
+    fn routes(&self) -> MutexGuard<'_, Routes> {
+        self.routes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// An MCP session with one server: the handshake is done; send requests and notifications,
+/// with typed helpers for every client→server method of both eras.
+///
+/// A `Session` owns its connection: dropping it closes the connection (and kills a spawned
+/// server). In the 2026-07-28 era every request carries the protocol version, client info and
+/// capabilities in `_meta`, and `InputRequiredResult`s are answered through the handlers and
+/// retried transparently.
+pub struct Session {
+    shared: Arc<Shared>,
+    client: Client,
+    negotiated: Negotiated,
+    client_info: Value,
+    capabilities: Value,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("server", &self.shared.server)
+            .field("protocol_version", &self.negotiated.protocol_version())
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Takes over a JSON-RPC connection and performs the handshake.
+    pub(crate) async fn establish(
+        server: &str,
+        mut client: Client,
+        http: bool,
+        settings: &SessionSettings,
+    ) -> Result<Session, Error> {
+        let shared = Arc::new(Shared {
+            server: server.to_owned(),
+            handle: client.handle(),
+            http,
+            handlers: settings.handlers.clone(),
+            routes: Mutex::new(Routes::default()),
+            next_token: AtomicU64::new(1),
+        });
+        if let Some(requests) = client.take_requests() {
+            tokio::spawn(dispatch::serve_requests(shared.clone(), requests));
+        }
+        if let Some(notifications) = client.take_notifications() {
+            tokio::spawn(dispatch::serve_notifications(shared.clone(), notifications));
+        }
+        let mut capabilities = settings.capabilities.clone();
+        if settings.handlers.roots.is_some() && !capabilities.contains_key("roots") {
+            capabilities.insert("roots".into(), Value::Object(Map::new()));
+        }
+        let client_info = serde_json::to_value(&settings.client_info).map_err(|e| Error::Json {
+            context: "encoding clientInfo".into(),
+            source: e,
+        })?;
+        let mut session = Session {
+            shared,
+            client,
+            // Replaced by the handshake below.
+            negotiated: Negotiated::Initialize {
+                protocol_version: String::new(),
+                result: Value::Null,
+            },
+            client_info,
+            capabilities: Value::Object(capabilities),
+            timeout: settings.timeout,
+        };
+        session.negotiated = era::negotiate(&session, settings.protocol_version.as_deref()).await?;
+        if session.shared.http {
+            // Every later HTTP request names the negotiated version.
+            let _ = session.shared.handle.set_http_header(
+                "mcp-protocol-version",
+                session.negotiated.protocol_version(),
+            );
+        }
+        tracing::debug!(
+            server,
+            version = session.negotiated.protocol_version(),
+            "mcp session established"
+        );
+        Ok(session)
+    }
+
+    /// The server's configured name.
+    pub fn server_name(&self) -> &str {
+        &self.shared.server
+    }
+
+    /// How the handshake went: version, era and the server's answer.
+    pub fn negotiated(&self) -> &Negotiated {
+        &self.negotiated
+    }
+
+    /// The negotiated protocol version.
+    pub fn protocol_version(&self) -> &str {
+        self.negotiated.protocol_version()
+    }
+
+    /// The server's `InitializeResult` (or, in the 2026-07-28 era, its `DiscoverResult`).
+    pub fn initialize_result(&self) -> &Value {
+        self.negotiated.result()
+    }
+
+    /// The per-request timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Sets the per-request timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The underlying JSON-RPC connection.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The underlying JSON-RPC connection, mutably (to wait for or take a child process).
+    pub fn client_mut(&mut self) -> &mut Client {
+        &mut self.client
+    }
+
+    /// True while the connection is open.
+    pub fn is_connected(&self) -> bool {
+        !self.shared.handle.is_closed()
+    }
+
+    /// Closes the connection (on streamable HTTP the session is ended with `DELETE`).
+    pub async fn close(mut self) {
+        self.client.close().await;
+    }
+
+    // ----- raw requests -----------------------------------------------------------------------
+
+    /// Sends a request and returns its result. A timeout sends `notifications/cancelled` and
+    /// is [`Error::Timeout`]; a JSON-RPC error is [`Error::Rpc`].
+    pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, Error> {
+        self.call(method, params, None).await
+    }
+
+    /// Sends a request with typed params and result, bound by [`McpRequest`].
+    pub async fn request_typed<R: McpRequest>(
+        &self,
+        params: Option<R::Params>,
+    ) -> Result<R::Result, Error> {
+        let params = to_params(R::METHOD, params.as_ref())?;
+        let value = self.request(R::METHOD, params).await?;
+        from_result(R::METHOD, value)
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), Error> {
+        self.shared
+            .handle
+            .notify(method, params)
+            .await
+            .map_err(|e| self.connection_error(e))
+    }
+
+    /// Sends a notification with typed params, bound by [`McpNotification`].
+    pub async fn notify_typed<N: McpNotification>(
+        &self,
+        params: Option<N::Params>,
+    ) -> Result<(), Error> {
+        let params = to_params(N::METHOD, params.as_ref())?;
+        self.notify(N::METHOD, params).await
+    }
+
+    fn connection_error(&self, source: mcp_jsonrpc::Error) -> Error {
+        match source {
+            mcp_jsonrpc::Error::Rpc(error) => Error::Rpc {
+                server: self.shared.server.clone(),
+                method: String::new(),
+                error: Box::new(error),
+            },
+            source => Error::Connection {
+                server: self.shared.server.clone(),
+                source,
+            },
+        }
+    }
+
+    fn next_token(&self) -> String {
+        format!(
+            "mcp-kit-{}",
+            self.shared.next_token.fetch_add(1, Ordering::Relaxed)
+        )
+    }
+}
+
+pub(crate) fn to_params<P: Serialize>(
+    method: &str,
+    params: Option<&P>,
+) -> Result<Option<Value>, Error> {
+    params
+        .map(serde_json::to_value)
+        .transpose()
+        .map_err(|e| Error::Json {
+            context: format!("encoding the params of {method}"),
+            source: e,
+        })
+}
+
+pub(crate) fn from_result<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, Error> {
+    serde_json::from_value(value).map_err(|e| Error::Json {
+        context: format!("decoding the result of {method}"),
+        source: e,
+    })
+}

@@ -1,0 +1,154 @@
+//! `subscriptions/listen` (2026-07-28): a long-lived request whose notifications carry its id.
+
+use std::sync::Arc;
+
+use mcp_schema::Era;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::{Session, Shared, headers};
+use crate::Error;
+
+/// Notifications buffered per subscription; more are dropped with a warning.
+const SUBSCRIPTION_BUFFER: usize = 256;
+
+pub(crate) enum SubscriptionEvent {
+    Notification { method: String, params: Value },
+}
+
+/// An open `subscriptions/listen` stream. Dropping it cancels the subscription (closing the
+/// HTTP stream, or `notifications/cancelled` on stdio).
+pub struct Subscription {
+    id: i64,
+    acknowledged: Value,
+    events: mpsc::Receiver<SubscriptionEvent>,
+    shared: Arc<Shared>,
+    listen: JoinHandle<Result<Box<serde_json::value::RawValue>, mcp_jsonrpc::Error>>,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("id", &self.id)
+            .field("acknowledged", &self.acknowledged)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Subscription {
+    /// The subscription id: the JSON-RPC id of its `subscriptions/listen` request.
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+
+    /// The filter the server agreed to honour (from `notifications/subscriptions/acknowledged`).
+    pub fn acknowledged(&self) -> &Value {
+        &self.acknowledged
+    }
+
+    /// The next notification (`method`, `params`); `None` once the server ended the
+    /// subscription or the connection closed.
+    pub async fn next(&mut self) -> Option<(String, Value)> {
+        match self.events.recv().await? {
+            SubscriptionEvent::Notification { method, params } => Some((method, params)),
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.listen.abort();
+        self.shared.routes().subscriptions.remove(&self.id);
+        if !self.shared.http
+            && !self.shared.handle.is_closed()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let handle = self.shared.handle.clone();
+            let params =
+                json!({ "requestId": self.id, "reason": "subscription closed by the client" });
+            runtime.spawn(async move {
+                let _ = handle.notify("notifications/cancelled", Some(params)).await;
+            });
+        }
+    }
+}
+
+impl Session {
+    /// Opens a `subscriptions/listen` stream (2026-07-28) with this notification filter, e.g.
+    /// `{"toolsListChanged": true, "resourceSubscriptions": ["file:///a"]}`, and waits for the
+    /// server's acknowledgment. In the stateful era use
+    /// [`subscribe_resource`](Self::subscribe_resource) and the notification handler instead.
+    pub async fn subscribe(&self, filter: Value) -> Result<Subscription, Error> {
+        const METHOD: &str = "subscriptions/listen";
+        if self.negotiated.era() != Era::Stateless {
+            return Err(Error::Protocol {
+                server: self.server_name().to_owned(),
+                message: format!(
+                    "{METHOD} needs the 2026-07-28 protocol, but this session negotiated {}",
+                    self.protocol_version()
+                ),
+            });
+        }
+        let params = self.prepare_params(METHOD, Some(json!({ "notifications": filter })), None)?;
+        let headers = if self.shared.http {
+            headers::request_headers(METHOD, params.as_ref(), None)
+        } else {
+            Vec::new()
+        };
+        let pending = self
+            .shared
+            .handle
+            .start_request_with_headers(METHOD, params.as_ref(), headers)
+            .await
+            .map_err(|e| self.request_error(METHOD, e))?;
+        let id = pending.id().as_i64().unwrap_or_default();
+        let (tx, mut events) = mpsc::channel(SUBSCRIPTION_BUFFER);
+        self.shared.routes().subscriptions.insert(id, tx);
+        let shared = self.shared.clone();
+        let listen = tokio::spawn(async move {
+            // Resolves when the server ends the subscription (or the connection goes).
+            let outcome = pending.await;
+            shared.routes().subscriptions.remove(&id);
+            outcome
+        });
+        let first = tokio::time::timeout(self.timeout, events.recv()).await;
+        if let Ok(None) = first {
+            // The request itself ended before any acknowledgment: report what the server said.
+            return Err(match listen.await {
+                Ok(Err(e)) => self.request_error(METHOD, e),
+                _ => Error::Protocol {
+                    server: self.server_name().to_owned(),
+                    message: format!("subscription {id} ended before it was acknowledged"),
+                },
+            });
+        }
+        // From here on, dropping `subscription` (on success or failure) cancels it.
+        let mut subscription = Subscription {
+            id,
+            acknowledged: Value::Null,
+            events,
+            shared: self.shared.clone(),
+            listen,
+        };
+        match first {
+            Ok(Some(SubscriptionEvent::Notification { method, params }))
+                if method == "notifications/subscriptions/acknowledged" =>
+            {
+                subscription.acknowledged =
+                    params.get("notifications").cloned().unwrap_or(Value::Null);
+                Ok(subscription)
+            }
+            Ok(Some(SubscriptionEvent::Notification { method, .. })) => Err(Error::Protocol {
+                server: self.server_name().to_owned(),
+                message: format!(
+                    "the first message of subscription {id} was {method}, not notifications/subscriptions/acknowledged"
+                ),
+            }),
+            Ok(None) | Err(_) => Err(Error::Timeout {
+                method: METHOD.into(),
+                timeout: self.timeout,
+            }),
+        }
+    }
+}
