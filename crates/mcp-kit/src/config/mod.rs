@@ -58,6 +58,7 @@ pub struct Config {
 
 /// The format a configuration was read in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ConfigFormat {
     /// `mcp.json` v1 (`"version": 1`), strict: unknown fields are errors.
     #[default]
@@ -96,6 +97,7 @@ pub struct Root {
 
 /// The transport of a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Transport {
     /// A child process speaking over stdin/stdout.
     Stdio,
@@ -103,6 +105,19 @@ pub enum Transport {
     Unix,
     /// A remote streamable HTTP endpoint.
     StreamableHttp,
+}
+
+impl ConfigFormat {
+    /// A short name: `v1`, `mcpServers`, `claude_server_map`, `vscode`, `empty`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfigFormat::V1 => "v1",
+            ConfigFormat::McpServers => "mcpServers",
+            ConfigFormat::ClaudeServerMap => "claude_server_map",
+            ConfigFormat::VsCode => "vscode",
+            ConfigFormat::Empty => "empty",
+        }
+    }
 }
 
 impl Transport {
@@ -118,6 +133,7 @@ impl Transport {
 
 /// One server's configuration, by transport.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ServerConfig {
     /// `transport: "stdio"`.
     Stdio(StdioServer),

@@ -39,6 +39,7 @@ pub(crate) struct SessionSettings {
 
 /// The outcome of the handshake.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Negotiated {
     /// `initialize` succeeded (protocol versions up to 2025-11-25).
     Initialize {
@@ -74,6 +75,14 @@ impl Negotiated {
         match self {
             Negotiated::Initialize { .. } => Era::Stateful,
             Negotiated::Discover { .. } => Era::Stateless,
+        }
+    }
+
+    /// The handshake method used: `initialize` or `server/discover`.
+    pub fn handshake(&self) -> &'static str {
+        match self {
+            Negotiated::Initialize { .. } => "initialize",
+            Negotiated::Discover { .. } => "server/discover",
         }
     }
 

@@ -21,6 +21,12 @@ Exit codes:
 Output: tables when stdout is a terminal, pretty JSON when it is not; --json prints compact
 JSON, --output chooses explicitly. Logs go to stderr (filter: RUST_LOG, default warn).";
 
+/// The help heading of the global options.
+const GLOBAL: &str = "Global options";
+
+/// The help heading of the security options (global too).
+const SECURITY: &str = "Security options (global)";
+
 /// `mcpctl`: a config-driven MCP client (stdio, unix, streamable HTTP) for inspecting and
 /// debugging servers.
 #[derive(Debug, Parser)]
@@ -64,20 +70,20 @@ pub(crate) enum OutputFormat {
 pub(crate) struct GlobalArgs {
     /// Workspace root: base of relative paths and working directory of stdio servers
     /// [default: the current directory]
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL)]
     pub(crate) root: Option<PathBuf>,
 
     /// Configuration file (absolute, or relative to --root) [default: <root>/.mcp.json, else
     /// <root>/mcp.json]
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL)]
     pub(crate) config: Option<PathBuf>,
 
     /// Print compact JSON (same as --output json)
-    #[arg(long, global = true, conflicts_with = "output")]
+    #[arg(long, global = true, conflicts_with = "output", help_heading = GLOBAL)]
     pub(crate) json: bool,
 
     /// Output format [default: table when stdout is a terminal, else pretty]
-    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    #[arg(long, global = true, value_enum, value_name = "FORMAT", help_heading = GLOBAL)]
     pub(crate) output: Option<OutputFormat>,
 
     /// Per-request timeout in milliseconds
@@ -86,42 +92,43 @@ pub(crate) struct GlobalArgs {
         global = true,
         value_name = "MS",
         default_value_t = 30_000,
-        value_parser = clap::value_parser!(u64).range(1..)
+        value_parser = clap::value_parser!(u64).range(1..),
+        help_heading = GLOBAL
     )]
     pub(crate) timeout_ms: u64,
 
     /// Pin the protocol version instead of negotiating it (overrides client.protocol_version
     /// of the configuration)
-    #[arg(long, global = true, value_name = "VERSION")]
+    #[arg(long, global = true, value_name = "VERSION", help_heading = GLOBAL)]
     pub(crate) protocol_version: Option<String>,
 
     /// Trust the configuration fully: spawn stdio servers, connect unix sockets, read env
     /// secrets, send authentication headers
-    #[arg(long, global = true, help_heading = "Security")]
+    #[arg(long, global = true, help_heading = SECURITY)]
     pub(crate) trust: bool,
 
     /// Allow stdout_log.path outside --root (refused by default)
-    #[arg(long, global = true, help_heading = "Security")]
+    #[arg(long, global = true, help_heading = SECURITY)]
     pub(crate) allow_stdout_log_outside_root: bool,
 
     /// list-servers: print the argv of stdio servers (hidden by default: it may hold secrets)
-    #[arg(long, global = true, help_heading = "Security")]
+    #[arg(long, global = true, help_heading = SECURITY)]
     pub(crate) show_argv: bool,
 
     /// Untrusted: allow http:// URLs (default: https only)
-    #[arg(long, global = true, help_heading = "Security")]
+    #[arg(long, global = true, help_heading = SECURITY)]
     pub(crate) allow_http: bool,
 
     /// Untrusted: allow localhost, *.localhost, *.local, *.localdomain and single-label hosts
-    #[arg(long, global = true, help_heading = "Security")]
+    #[arg(long, global = true, help_heading = SECURITY)]
     pub(crate) allow_localhost: bool,
 
     /// Untrusted: allow non-global IP literals (loopback, private, link-local, ...)
-    #[arg(long, global = true, help_heading = "Security")]
+    #[arg(long, global = true, help_heading = SECURITY)]
     pub(crate) allow_private_ip: bool,
 
     /// Untrusted: resolve hostnames and refuse those resolving to non-global IPs
-    #[arg(long, global = true, help_heading = "Security")]
+    #[arg(long, global = true, help_heading = SECURITY)]
     pub(crate) dns_check: bool,
 
     /// DNS lookup timeout in milliseconds (with --dns-check)
@@ -131,16 +138,16 @@ pub(crate) struct GlobalArgs {
         value_name = "MS",
         default_value_t = 2_000,
         value_parser = clap::value_parser!(u64).range(1..),
-        help_heading = "Security"
+        help_heading = SECURITY
     )]
     pub(crate) dns_timeout_ms: u64,
 
     /// Let a failed or timed-out DNS lookup through (with --dns-check; default: refuse)
-    #[arg(long, global = true, help_heading = "Security")]
+    #[arg(long, global = true, help_heading = SECURITY)]
     pub(crate) dns_fail_open: bool,
 
     /// Untrusted: only allow this host and its subdomains (repeatable)
-    #[arg(long, global = true, value_name = "HOST", help_heading = "Security")]
+    #[arg(long, global = true, value_name = "HOST", help_heading = SECURITY)]
     pub(crate) allow_host: Vec<String>,
 }
 
@@ -200,11 +207,13 @@ pub(crate) struct ServerArg {
 
 /// `call`.
 #[derive(Debug, Args)]
-#[command(after_help = "KEY=VALUE pairs are converted by the tool's input schema: \
+#[command(
+    after_help = "KEY=VALUE pairs are converted by the tool's input schema: \
                         string properties are kept verbatim; integer, number, boolean, array, \
                         object and null ones are parsed as JSON. Unknown keys are refused unless \
                         the schema sets additionalProperties. Pairs override the keys of \
-                        --arguments-json / --arguments-file, which are sent as they are.")]
+                        --arguments-json / --arguments-file, which are sent as they are."
+)]
 pub(crate) struct CallArgs {
     /// The server's name in the configuration
     pub(crate) server: String,

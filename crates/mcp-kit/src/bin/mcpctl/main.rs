@@ -1,6 +1,62 @@
-//! `mcpctl`: the command-line MCP client (being written).
+//! `mcpctl`: the command-line MCP client of `mcp-kit` (feature `cli`).
+//!
+//! It loads `mcp.json` like [`mcp_kit::Config::load`], builds a [`mcp_kit::Manager`] from the
+//! configuration and the flags (untrusted unless `--trust`), and runs one subcommand against
+//! one server. Results go to stdout (tables on a terminal, JSON otherwise); logs, the spinner
+//! and errors go to stderr. The reference is docs/cli.md.
 
-fn main() {
-    eprintln!("mcpctl: not available in this build yet");
-    std::process::exit(2);
+mod args;
+mod arguments;
+mod commands;
+mod config_view;
+mod exit;
+mod output;
+mod spinner;
+mod table;
+mod views;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use crate::args::Cli;
+use crate::exit::Exit;
+
+/// How long the runtime waits for its remaining tasks when mcpctl exits.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+
+/// Logs go to stderr, filtered by `RUST_LOG` (default `warn`), so stdout only carries the
+/// result.
+fn init_logging() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
+fn main() -> ExitCode {
+    // Usage errors exit with 2 here (clap's code), --help and --version with 0.
+    let cli = Cli::parse();
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            let error = anyhow::Error::new(e).context("cannot start the async runtime");
+            return ExitCode::from(exit::report(&error).code());
+        }
+    };
+    let outcome = runtime.block_on(commands::run(cli));
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    match outcome {
+        Ok(()) => ExitCode::from(Exit::Success.code()),
+        Err(error) => ExitCode::from(exit::report(&error).code()),
+    }
 }

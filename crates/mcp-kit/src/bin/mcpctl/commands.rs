@@ -1,0 +1,396 @@
+//! Running the subcommands: load the configuration, build the [`Manager`] from the flags,
+//! connect, send, print.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::CommandFactory;
+use mcp_kit::mcp::{CompleteContext, CompleteRequestParams, Reference};
+use mcp_kit::{Config, Manager, Session, TrustMode, UntrustedStreamableHttpPolicy};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::args::{
+    CallArgs, Cli, Command, CompleteArgs, GetPromptArgs, GlobalArgs, OutputFormat, RawArgs,
+};
+use crate::arguments::{json_object, json_object_file, split_pair, string_pairs, typed_pairs};
+use crate::exit::{server_failure, usage};
+use crate::output::{Printer, resolve_format, write_stdout};
+use crate::spinner::Spinner;
+use crate::{config_view, views};
+
+/// The name the client announces in `clientInfo`.
+const CLIENT_NAME: &str = "mcpctl";
+
+/// The most pages a list command follows before giving up on a server whose cursors never
+/// end.
+const MAX_PAGES: usize = 1000;
+
+/// How long a stdio server gets to exit after its stdin closes, before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// What the subcommands share.
+struct Context {
+    /// The workspace root (absolute).
+    root: PathBuf,
+    /// The loaded configuration.
+    config: Config,
+    /// The manager, built from the configuration and the flags.
+    manager: Manager,
+    /// Where results go.
+    printer: Printer,
+}
+
+/// Runs the command line.
+pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
+    let Cli { global, command } = cli;
+    if let Command::Completions(args) = &command {
+        let mut out = Vec::new();
+        clap_complete::generate(args.shell, &mut Cli::command(), CLIENT_NAME, &mut out);
+        return write_stdout(&String::from_utf8_lossy(&out));
+    }
+    let root = resolve_root(global.root.as_deref())?;
+    let config = Config::load(&root, global.config.clone()).await?;
+    let printer = Printer::new(resolve_format(global.json, global.output));
+    if let Command::ListServers = command {
+        let view = config_view::describe(&config, global.show_argv);
+        return printer.print(&view, config_view::human);
+    }
+    let manager = build_manager(&global, &config);
+    let ctx = Context {
+        root,
+        config,
+        manager,
+        printer,
+    };
+    run_on_server(&ctx, command).await
+}
+
+/// The absolute workspace root: `--root`, else the current directory.
+fn resolve_root(root: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let Some(root) = root else {
+        return std::env::current_dir()
+            .map_err(|e| usage(format!("cannot determine the current directory: {e}")));
+    };
+    let absolute = std::path::absolute(root)
+        .map_err(|e| usage(format!("invalid --root {}: {e}", root.display())))?;
+    if !absolute.is_dir() {
+        return Err(usage(format!(
+            "--root {} is not a directory",
+            root.display()
+        )));
+    }
+    Ok(absolute)
+}
+
+/// The manager: the configuration's `client` section, then the flags.
+fn build_manager(global: &GlobalArgs, config: &Config) -> Manager {
+    let timeout = Duration::from_millis(global.timeout_ms);
+    let trust = if global.trust {
+        TrustMode::Trusted
+    } else {
+        TrustMode::Untrusted
+    };
+    let policy = UntrustedStreamableHttpPolicy {
+        require_https: !global.allow_http,
+        allow_localhost: global.allow_localhost,
+        allow_private_ips: global.allow_private_ip,
+        dns_check: global.dns_check,
+        dns_timeout: Duration::from_millis(global.dns_timeout_ms),
+        dns_fail_open: global.dns_fail_open,
+        allowed_hosts: global.allow_host.clone(),
+    };
+    let manager = Manager::from_config(config, CLIENT_NAME, env!("CARGO_PKG_VERSION"), timeout)
+        .with_trust_mode(trust)
+        .with_untrusted_streamable_http_policy(policy)
+        .with_allow_stdout_log_outside_root(global.allow_stdout_log_outside_root);
+    match &global.protocol_version {
+        Some(version) => manager.with_protocol_version(Some(version.clone())),
+        None => manager,
+    }
+}
+
+/// The server a subcommand talks to.
+fn server_of(command: &Command) -> Option<&str> {
+    Some(match command {
+        Command::ServerInfo(a)
+        | Command::ListTools(a)
+        | Command::ListResources(a)
+        | Command::ListResourceTemplates(a)
+        | Command::ListPrompts(a)
+        | Command::Ping(a) => &a.server,
+        Command::Call(a) => &a.server,
+        Command::ReadResource(a) => &a.server,
+        Command::GetPrompt(a) => &a.server,
+        Command::Complete(a) => &a.server,
+        Command::Request(a) | Command::Notify(a) => &a.server,
+        Command::ListServers | Command::Completions(_) => return None,
+    })
+}
+
+/// Connects to the command's server, runs the command, and closes the connection whatever
+/// the outcome.
+async fn run_on_server(ctx: &Context, command: Command) -> anyhow::Result<()> {
+    let Some(server) = server_of(&command) else {
+        return Ok(());
+    };
+    // Checked before connecting, so that a bad argument costs no connection.
+    let early = prepare(&command)?;
+    let session = {
+        let _spinner = Spinner::start(format!("connecting to `{server}`…"));
+        ctx.manager
+            .connect_session(&ctx.config, server, &ctx.root)
+            .await?
+    };
+    let outcome = Box::pin(dispatch(ctx, &session, &command, early)).await;
+    shut_down(session).await;
+    outcome
+}
+
+/// What is parsed from the command line before connecting.
+#[derive(Debug, Default)]
+struct Prepared {
+    /// `request`/`notify`: the params.
+    params: Option<Value>,
+    /// `call`: the arguments from `--arguments-json` / `--arguments-file`.
+    arguments: Map<String, Value>,
+    /// `get-prompt`: the prompt arguments.
+    prompt_arguments: Map<String, Value>,
+    /// `complete`: the params.
+    complete: Option<CompleteRequestParams>,
+}
+
+/// Parses the parts of the command line that need no server.
+fn prepare(command: &Command) -> anyhow::Result<Prepared> {
+    let mut prepared = Prepared::default();
+    match command {
+        Command::Request(raw) | Command::Notify(raw) => prepared.params = raw_params(raw)?,
+        Command::Call(call) => {
+            if let Some(text) = &call.arguments_json {
+                prepared.arguments = json_object(text, "--arguments-json")?;
+            } else if let Some(path) = &call.arguments_file {
+                prepared.arguments = json_object_file(path)?;
+            }
+            // The pairs are checked here for their shape; converted once the schema is known.
+            for pair in &call.pairs {
+                split_pair(pair, "argument")?;
+            }
+        }
+        Command::GetPrompt(GetPromptArgs { pairs, .. }) => {
+            prepared.prompt_arguments = string_pairs(pairs, "prompt argument")?;
+        }
+        Command::Complete(args) => prepared.complete = Some(complete_params(args)?),
+        _ => {}
+    }
+    Ok(prepared)
+}
+
+/// `--params-json`: a JSON object or array.
+fn raw_params(raw: &RawArgs) -> anyhow::Result<Option<Value>> {
+    let Some(text) = &raw.params_json else {
+        return Ok(None);
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(params @ (Value::Object(_) | Value::Array(_))) => Ok(Some(params)),
+        Ok(_) => Err(usage("--params-json must be a JSON object or array")),
+        Err(e) => Err(usage(format!("--params-json is not valid JSON: {e}"))),
+    }
+}
+
+/// The params of `completion/complete` from `complete`'s flags.
+fn complete_params(args: &CompleteArgs) -> anyhow::Result<CompleteRequestParams> {
+    let reference = match (&args.prompt, &args.resource_template) {
+        (Some(name), _) => Reference::prompt(name.clone()),
+        (None, Some(uri)) => Reference::resource_template(uri.clone()),
+        (None, None) => return Err(usage("complete needs --prompt or --resource-template")),
+    };
+    let (name, value) = split_pair(&args.argument, "--argument")?;
+    let mut params = CompleteRequestParams::new(reference, name, value);
+    if !args.context.is_empty() {
+        let arguments: BTreeMap<String, String> = string_pairs(&args.context, "--context")?
+            .into_iter()
+            .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_owned()))
+            .collect();
+        params.context = Some(CompleteContext {
+            arguments: Some(arguments),
+            ..CompleteContext::default()
+        });
+    }
+    Ok(params)
+}
+
+/// Closes the connection: a stdio server sees end of file and gets [`EXIT_GRACE`] to exit
+/// before it is killed; a streamable HTTP session is ended with `DELETE`.
+async fn shut_down(mut session: Session) {
+    let outcome = session
+        .client_mut()
+        .wait_with_timeout(
+            EXIT_GRACE,
+            mcp_jsonrpc::WaitOnTimeout::Kill {
+                kill_timeout: EXIT_GRACE,
+            },
+        )
+        .await;
+    if let Err(e) = outcome {
+        tracing::debug!(error = %e, "closing the connection");
+    }
+}
+
+/// Runs one subcommand on an open session.
+async fn dispatch(
+    ctx: &Context,
+    session: &Session,
+    command: &Command,
+    early: Prepared,
+) -> anyhow::Result<()> {
+    let printer = ctx.printer;
+    match command {
+        Command::ServerInfo(_) => {
+            let handshake = session.negotiated().handshake();
+            let info = json!({
+                "server": session.server_name(),
+                "protocol_version": session.protocol_version(),
+                "handshake": handshake,
+                "result": session.initialize_result(),
+            });
+            printer.print(&info, views::server_info)
+        }
+        Command::ListTools(_) => {
+            let tools = session.list_all_tools().await?;
+            printer.print(&json!({ "tools": tools }), views::tools)
+        }
+        Command::ListResources(_) => {
+            let resources = all_pages("resources/list", |cursor| async move {
+                let page = session.list_resources(cursor.as_deref()).await?;
+                Ok((page.resources, page.next_cursor))
+            })
+            .await?;
+            printer.print(&json!({ "resources": resources }), views::resources)
+        }
+        Command::ListResourceTemplates(_) => {
+            let templates = all_pages("resources/templates/list", |cursor| async move {
+                let page = session.list_resource_templates(cursor.as_deref()).await?;
+                Ok((page.resource_templates, page.next_cursor))
+            })
+            .await?;
+            printer.print(
+                &json!({ "resourceTemplates": templates }),
+                views::resource_templates,
+            )
+        }
+        Command::ListPrompts(_) => {
+            let prompts = all_pages("prompts/list", |cursor| async move {
+                let page = session.list_prompts(cursor.as_deref()).await?;
+                Ok((page.prompts, page.next_cursor))
+            })
+            .await?;
+            printer.print(&json!({ "prompts": prompts }), views::prompts)
+        }
+        Command::Call(call) => call_tool(session, printer, call, early.arguments).await,
+        Command::ReadResource(read) => {
+            let result = session.read_resource(&read.uri).await?;
+            printer.print(&serde_json::to_value(result)?, views::resource_contents)
+        }
+        Command::GetPrompt(get) => {
+            let arguments = Some(early.prompt_arguments).filter(|a| !a.is_empty());
+            let result = session.get_prompt(&get.name, arguments).await?;
+            printer.print(&serde_json::to_value(result)?, views::prompt)
+        }
+        Command::Complete(_) => {
+            let params = early
+                .complete
+                .ok_or_else(|| usage("complete needs --argument"))?;
+            let result = session.complete(params).await?;
+            printer.print(&serde_json::to_value(result)?, views::completion)
+        }
+        Command::Ping(_) => {
+            let started = Instant::now();
+            let result = session.request("ping", None).await?;
+            let elapsed = started.elapsed().as_millis();
+            let server = session.server_name().to_owned();
+            printer.print(&result, |_| format!("pong from `{server}` in {elapsed} ms"))
+        }
+        Command::Request(raw) => {
+            let result = session.request(&raw.method, early.params).await?;
+            match printer.format() {
+                OutputFormat::Table => {
+                    Printer::new(OutputFormat::Pretty).print(&result, |_| String::new())
+                }
+                _ => printer.print(&result, |_| String::new()),
+            }
+        }
+        Command::Notify(raw) => {
+            session.notify(&raw.method, early.params).await?;
+            Ok(())
+        }
+        Command::ListServers | Command::Completions(_) => Ok(()),
+    }
+}
+
+/// Follows `nextCursor` until the last page (at most [`MAX_PAGES`]; a repeated cursor is an
+/// error), collecting the items as JSON.
+async fn all_pages<T, F, Fut>(method: &str, mut page: F) -> anyhow::Result<Vec<Value>>
+where
+    T: Serialize,
+    F: FnMut(Option<String>) -> Fut,
+    Fut: Future<Output = Result<(Vec<T>, Option<String>), mcp_kit::Error>>,
+{
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let (page_items, next) = page(cursor.clone()).await?;
+        for item in page_items {
+            items.push(serde_json::to_value(item)?);
+        }
+        match next {
+            None => return Ok(items),
+            Some(next) if cursor.as_ref() == Some(&next) => {
+                return Err(server_failure(format!(
+                    "{method} returned the same cursor twice"
+                )));
+            }
+            Some(next) => cursor = Some(next),
+        }
+    }
+    Err(server_failure(format!(
+        "{method} did not end after {MAX_PAGES} pages"
+    )))
+}
+
+/// `call`: converts `KEY=VALUE` pairs by the tool's input schema (fetched with
+/// `tools/list`), merges them over the JSON arguments, calls, prints the result; a result
+/// with `isError: true` is printed, then reported as a failure.
+async fn call_tool(
+    session: &Session,
+    printer: Printer,
+    call: &CallArgs,
+    mut arguments: Map<String, Value>,
+) -> anyhow::Result<()> {
+    if !call.pairs.is_empty() {
+        let tools = session.list_all_tools().await?;
+        let Some(tool) = tools.iter().find(|t| t.name == call.tool) else {
+            return Err(server_failure(format!(
+                "server `{}` has no tool `{}` (not in its tools/list), so its KEY=VALUE \
+                 arguments cannot be converted; check the name with list-tools, or pass \
+                 --arguments-json",
+                session.server_name(),
+                call.tool
+            )));
+        };
+        let schema = serde_json::to_value(&tool.input_schema)?;
+        arguments.extend(typed_pairs(&call.pairs, &schema, &call.tool)?);
+    }
+    let result = session.call_tool(&call.tool, Some(arguments)).await?;
+    let is_error = result.is_error == Some(true);
+    printer.print(&serde_json::to_value(result)?, views::tool_result)?;
+    if is_error {
+        return Err(server_failure(format!(
+            "tool `{}` of server `{}` returned an error result (isError: true)",
+            call.tool,
+            session.server_name()
+        )));
+    }
+    Ok(())
+}
