@@ -1,0 +1,295 @@
+//! The official MCP conformance suite's client scenarios, run against `conformance-client`, for
+//! both requirement sets (2025-11-25 and 2026-07-28).
+//!
+//! For each set: every scenario the set runs (scored or not) that is not in
+//! `expected-failures.yml` is run on its own, one after the other, at the set's wire version,
+//! and must exit 0 with no FAILURE or WARNING in its `checks.json`. Then the set as a whole
+//! (`--requirements REV --expected-failures expected-failures.yml`) must exit 0: the baselined
+//! scenarios (OAuth, which `mcp-kit` does not implement) fail as expected and nothing else
+//! does. The two sets run one after the other.
+//!
+//! Needs the peers (`scripts/install-peers.sh`); fails, never skips, when they are missing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+use mcp_test_support::{conformance_bin, node_command};
+use serde_json::Value;
+
+const CLIENT: &str = env!("CARGO_BIN_EXE_conformance-client");
+/// Bound on one invocation of the suite (a scenario, or a whole requirement set).
+const RUN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The two sets must not run at once: a set's whole run is parallel inside the suite, and
+/// `sse-retry` measures the client's reconnection delay.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn baseline_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("expected-failures.yml")
+}
+
+/// The scenarios of the `client:` list of `expected-failures.yml`.
+fn baselined() -> Vec<String> {
+    let text = std::fs::read_to_string(baseline_path()).expect("read expected-failures.yml");
+    let mut in_client = false;
+    let mut names = Vec::new();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or_default();
+        if !line.starts_with(' ') && !line.trim().is_empty() {
+            in_client = line.trim() == "client:";
+            continue;
+        }
+        if in_client && let Some(name) = line.trim().strip_prefix("- ") {
+            names.push(name.trim().to_owned());
+        }
+    }
+    assert!(
+        !names.is_empty(),
+        "expected-failures.yml lists no client scenario"
+    );
+    names
+}
+
+/// Runs the suite with `args` and returns its output.
+async fn conformance(args: &[&str]) -> Output {
+    let mut command = node_command();
+    command
+        .arg(conformance_bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    tokio::time::timeout(RUN_TIMEOUT, command.output())
+        .await
+        .unwrap_or_else(|_| panic!("conformance {args:?} did not finish within {RUN_TIMEOUT:?}"))
+        .unwrap_or_else(|e| panic!("cannot run node (is Node.js installed?): {e}"))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The client scenarios a requirement set runs, scored or not (`conformance list
+/// --requirements REV`).
+async fn client_scenarios(revision: &str) -> Vec<String> {
+    let output = conformance(&["list", "--requirements", revision]).await;
+    let listing = text(&output.stdout);
+    assert!(
+        output.status.success(),
+        "conformance list failed:\n{listing}{}",
+        text(&output.stderr)
+    );
+    let mut scenarios = Vec::new();
+    let mut in_client = false;
+    for line in listing.lines() {
+        if line.starts_with("Client scenarios") {
+            in_client = true;
+        } else if line.trim().is_empty() || !line.starts_with(' ') {
+            in_client = false;
+        } else if let Some(entry) = line.trim().strip_prefix("- ") {
+            if in_client {
+                scenarios.push(entry.to_owned());
+            } else if let Some(name) = entry.strip_suffix(" [client]") {
+                scenarios.push(name.to_owned());
+            }
+        }
+    }
+    assert!(
+        scenarios.iter().any(|s| s == "tools_call"),
+        "no client scenario found in the listing of {revision}:\n{listing}"
+    );
+    scenarios
+}
+
+/// One `checks.json`: the scenario it belongs to and its checks.
+struct Checks {
+    scenario: String,
+    checks: Vec<Value>,
+}
+
+/// Every `checks.json` under `dir` (results are `DIR/<scenario>-<ISO timestamp>/checks.json`,
+/// the scenario name possibly containing `/`).
+fn read_checks(dir: &Path) -> Vec<Checks> {
+    fn walk(root: &Path, dir: &Path, found: &mut Vec<Checks>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, found);
+            } else if path.file_name().is_some_and(|n| n == "checks.json") {
+                let parent = path.parent().unwrap().strip_prefix(root).unwrap();
+                let parent = parent.to_string_lossy();
+                // `-2026-11-22T06-20-38-998Z`
+                let scenario = parent[..parent.len().saturating_sub(25)].to_owned();
+                let raw = std::fs::read_to_string(&path).unwrap();
+                let checks: Vec<Value> = serde_json::from_str(&raw)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                found.push(Checks { scenario, checks });
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(dir, dir, &mut found);
+    found
+}
+
+/// The checks that failed or warned, as `id: message` lines.
+fn bad_checks(checks: &[Value]) -> Vec<String> {
+    checks
+        .iter()
+        .filter(|c| matches!(c["status"].as_str(), Some("FAILURE" | "WARNING")))
+        .map(|c| {
+            format!(
+                "{} {}: {}",
+                c["status"].as_str().unwrap_or_default(),
+                c["id"].as_str().unwrap_or_default(),
+                c["errorMessage"]
+                    .as_str()
+                    .or(c["description"].as_str())
+                    .unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+/// The client's own log for a scenario (its stderr, saved by the suite).
+fn client_log(dir: &Path) -> String {
+    let mut log = String::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().is_some_and(|n| n == "stderr.txt") {
+                log.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
+            }
+        }
+    }
+    log
+}
+
+async fn requirement_set(revision: &str) {
+    let _serial = SERIAL.lock().await;
+    assert!(
+        !CLIENT.contains(char::is_whitespace),
+        "the suite splits --command on spaces; build outside a path with spaces ({CLIENT})"
+    );
+    let expected_to_fail = baselined();
+    let scenarios = client_scenarios(revision).await;
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let baseline = baseline_path();
+    let baseline = baseline.to_str().expect("a UTF-8 path");
+
+    // 1. One scenario at a time, each judged on its own checks.
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for scenario in scenarios.iter().filter(|s| !expected_to_fail.contains(s)) {
+        let dir = out.path().join(format!("single-{ran}"));
+        ran += 1;
+        let dir_arg = dir.to_str().expect("a UTF-8 path");
+        let output = conformance(&[
+            "client",
+            "--command",
+            CLIENT,
+            "--scenario",
+            scenario,
+            "--spec-version",
+            revision,
+            "--force",
+            "-o",
+            dir_arg,
+        ])
+        .await;
+        let results = read_checks(&dir);
+        let mut problems = Vec::new();
+        if !output.status.success() {
+            problems.push(format!("the suite exited with {}", output.status));
+        }
+        if results.is_empty() {
+            problems.push("no checks.json was written".to_owned());
+        }
+        for result in &results {
+            problems.extend(bad_checks(&result.checks));
+        }
+        if problems.is_empty() {
+            eprintln!("[{revision}] {scenario}: passed");
+        } else {
+            failures.push(format!(
+                "{scenario}:\n  {}\n--- suite output ---\n{}{}\n--- client log ---\n{}",
+                problems.join("\n  "),
+                text(&output.stdout),
+                text(&output.stderr),
+                client_log(&dir)
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "[{revision}] client scenarios failed:\n\n{}",
+        failures.join("\n\n")
+    );
+    assert!(ran > 0, "[{revision}] no scenario ran");
+
+    // 2. The whole set, as `conformance client --requirements` judges it.
+    let dir = out.path().join("requirements");
+    let dir_arg = dir.to_str().expect("a UTF-8 path");
+    let output = conformance(&[
+        "client",
+        "--command",
+        CLIENT,
+        "--requirements",
+        revision,
+        "--expected-failures",
+        baseline,
+        "-o",
+        dir_arg,
+    ])
+    .await;
+    let summary = format!("{}{}", text(&output.stdout), text(&output.stderr));
+    let results = read_checks(&dir);
+    for scenario in &scenarios {
+        assert!(
+            results.iter().any(|r| &r.scenario == scenario),
+            "[{revision}] the requirement run wrote no checks.json for {scenario}:\n{summary}"
+        );
+    }
+    let mut unexpected = Vec::new();
+    for result in results
+        .iter()
+        .filter(|r| !expected_to_fail.contains(&r.scenario))
+    {
+        let bad = bad_checks(&result.checks);
+        if !bad.is_empty() {
+            unexpected.push(format!("{}:\n  {}", result.scenario, bad.join("\n  ")));
+        }
+    }
+    assert!(
+        unexpected.is_empty(),
+        "[{revision}] the requirement run failed checks:\n{}\n\n{summary}",
+        unexpected.join("\n")
+    );
+    assert!(
+        output.status.success(),
+        "[{revision}] `conformance client --requirements {revision} --expected-failures \
+         expected-failures.yml` exited with {}:\n{summary}",
+        output.status
+    );
+    eprintln!(
+        "[{revision}] requirement set passed ({} scenarios)",
+        results.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requirements_2025_11_25() {
+    requirement_set("2025-11-25").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requirements_2026_07_28() {
+    requirement_set("2026-07-28").await;
+}
