@@ -24,12 +24,9 @@ pub(crate) const CLIENT_NAME: &str = "mcp-kit-conformance-client";
 /// fails the scenario with a message instead of a kill.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// An established session, and what the client announced (kept for requests this client
-/// builds itself; see [`super::param_headers`]).
+/// An established session.
 pub(crate) struct Connected {
     pub(crate) session: Session,
-    pub(crate) client_info: Value,
-    pub(crate) capabilities: Value,
 }
 
 /// The capabilities this client declares: elicitation (answered by
@@ -121,12 +118,5 @@ pub(crate) async fn connect(invocation: &Invocation) -> anyhow::Result<Connected
             "the server settled on another protocol version than the run targets"
         );
     }
-    let mut capabilities = capabilities();
-    // `mcp-kit` adds `roots` itself when roots are set.
-    capabilities["roots"] = json!({});
-    Ok(Connected {
-        session,
-        client_info: json!({ "name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") }),
-        capabilities,
-    })
+    Ok(Connected { session })
 }

@@ -20,7 +20,6 @@ use serde_json::Value;
 
 mod connect;
 mod elicitation;
-mod param_headers;
 mod scenarios;
 
 /// Environment variable naming the scenario (set by the suite).

@@ -9,7 +9,6 @@ use serde_json::{Map, Value, json};
 
 use super::Invocation;
 use super::connect::{self, Connected};
-use super::param_headers::{self, ParamHeader};
 
 /// The scenarios this client acts out. It also recognises `auth/*` (OAuth: it connects without
 /// authorization and reports the server's refusal) and `sep-2640-*` (the skills extension:
@@ -262,20 +261,13 @@ async fn standard_headers(invocation: &Invocation) -> anyhow::Result<()> {
 }
 
 /// `http-custom-headers`, `http-invalid-tool-headers` (2026-07-28): tools whose parameters
-/// carry `x-mcp-header`. Tools with an invalid declaration are excluded; the others are called
-/// (with the arguments the suite passes in `MCP_CONFORMANCE_CONTEXT`, or sample ones) and
-/// their annotated arguments mirrored into `Mcp-Param-*` headers.
+/// carry `x-mcp-header`. `mcp-kit` leaves tools with an invalid declaration out of
+/// `tools/list` and mirrors the annotated arguments of the others into `Mcp-Param-*` headers;
+/// this client calls every listed tool (with the arguments the suite passes in
+/// `MCP_CONFORMANCE_CONTEXT`, or sample ones).
 async fn custom_headers(invocation: &Invocation) -> anyhow::Result<()> {
-    let connected = connect::connect(invocation).await?;
-    let tools = list_tools(&connected.session).await?;
-    let mut usable: Vec<(Tool, Vec<ParamHeader>)> = Vec::new();
-    for tool in tools {
-        let schema = serde_json::to_value(&tool.input_schema).context("encoding a schema")?;
-        match param_headers::declarations(&schema) {
-            Ok(declarations) => usable.push((tool, declarations)),
-            Err(why) => tracing::warn!(tool = %tool.name, %why, "excluding an invalid tool"),
-        }
-    }
+    let Connected { session, .. } = connect::connect(invocation).await?;
+    let tools = list_tools(&session).await?;
     // The calls the suite asks for, by tool name.
     let mut requested: HashMap<String, Vec<Map<String, Value>>> = HashMap::new();
     let calls = invocation
@@ -289,14 +281,16 @@ async fn custom_headers(invocation: &Invocation) -> anyhow::Result<()> {
             requested.entry(name.to_owned()).or_default().push(args);
         }
     }
-    for (tool, declarations) in &usable {
+    for tool in &tools {
         let calls = requested
             .remove(&tool.name)
             .unwrap_or_else(|| vec![sample_arguments(tool)]);
         for args in calls {
-            let result =
-                param_headers::call_tool(&connected, &tool.name, args, declarations).await?;
-            tracing::info!(tool = %tool.name, %result, "tool result");
+            let result = session
+                .call_tool(&tool.name, Some(args))
+                .await
+                .with_context(|| format!("tools/call {}", tool.name))?;
+            tracing::info!(tool = %tool.name, result = %serde_json::to_value(&result)?, "tool result");
         }
     }
     if !requested.is_empty() {
@@ -305,7 +299,7 @@ async fn custom_headers(invocation: &Invocation) -> anyhow::Result<()> {
             requested.keys().collect::<Vec<_>>()
         );
     }
-    connected.session.close().await;
+    session.close().await;
     Ok(())
 }
 

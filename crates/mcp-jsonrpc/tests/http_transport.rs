@@ -1703,3 +1703,40 @@ async fn a_session_id_on_an_error_response_is_not_adopted() {
     assert_eq!(post.header("mcp-session-id"), None);
     assert_eq!(client.handle().session_id(), None);
 }
+
+/// `stop_get_stream` lets the GET stream go (the server sees the client leave), does not close
+/// the connection, and no later `202` reopens it.
+#[tokio::test]
+async fn a_stopped_get_stream_is_released_and_never_reopened() {
+    init_tracing();
+    let (gone_tx, gone) = oneshot::channel::<()>();
+    let gone_tx = std::sync::Mutex::new(Some(gone_tx));
+    let gone_tx = Arc::new(gone_tx);
+    let server = Server::start(move |req: Req| {
+        let gone_tx = gone_tx.clone();
+        async move {
+            if is_get(&req) {
+                let (tx, resp) = Resp::sse_stream();
+                std::mem::forget(tx);
+                match gone_tx.lock().unwrap().take() {
+                    Some(g) => resp.on_client_gone(g),
+                    None => resp,
+                }
+            } else if req.is_post_of("notifications/initialized") {
+                Resp::status(202)
+            } else {
+                echo(&req)
+            }
+        }
+    })
+    .await;
+    let client = connect(&server.url("/mcp")).await;
+    server.wait_for("the GET stream", is_get).await;
+    client.handle().stop_get_stream();
+    within("the client leaving the GET stream", gone).await.unwrap();
+    client.notify("notifications/initialized", None).await.unwrap();
+    assert_eq!(request_ok(&client, "ping").await, json!({"echo": "ping"}));
+    assert!(!client.is_closed());
+    let gets = server.requests().into_iter().filter(is_get).count();
+    assert_eq!(gets, 1, "the GET stream was not reopened");
+}

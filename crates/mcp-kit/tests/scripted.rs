@@ -410,3 +410,16 @@ async fn subscriptions_are_acknowledged_routed_and_cancelled_on_drop() {
     );
     drop(session);
 }
+
+#[tokio::test]
+async fn an_empty_answer_to_discover_is_not_a_modern_server() {
+    let (session, mut peer) = connect(recipe()).await;
+    let discover = peer.recv().await;
+    // Some legacy servers answer every unknown request with `{}`.
+    peer.reply(&discover, json!({})).await;
+    let init = peer.recv().await;
+    assert_eq!(init["method"], "initialize");
+    peer.reply(&init, json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": { "name": "s", "version": "1" } })).await;
+    assert_eq!(peer.recv().await["method"], "notifications/initialized");
+    assert_eq!(established(session).await.negotiated().era(), Era::Stateful);
+}

@@ -9,6 +9,8 @@ pub(super) enum GetState {
     Connecting,
     Open,
     NotOffered,
+    /// Switched off by the application (e.g. in the 2026-07-28 era, which has no GET stream).
+    Disabled,
 }
 
 pub(super) struct GetStream {
@@ -17,6 +19,8 @@ pub(super) struct GetStream {
     tried_with_session: Option<HeaderValue>,
     /// Whether an attempt was already made after a `202` for that session.
     tried_after_accepted: bool,
+    /// The task following an open stream.
+    task: Option<tokio::task::AbortHandle>,
 }
 
 /// Why the GET stream is being (re)tried.
@@ -33,11 +37,21 @@ impl GetStream {
             state: GetState::Closed,
             tried_with_session: None,
             tried_after_accepted: false,
+            task: None,
         }
     }
 }
 
 impl HttpOutbound {
+    /// Closes the GET stream, if open, and never opens it again.
+    pub(super) fn stop_get_stream(&self) {
+        let mut get = lock(&self.get);
+        get.state = GetState::Disabled;
+        if let Some(task) = get.task.take() {
+            task.abort();
+        }
+    }
+
     pub(super) fn retry_get_stream(self: &Arc<Self>, trigger: Trigger) {
         let session = lock(&self.session).clone();
         {
@@ -71,7 +85,10 @@ impl HttpOutbound {
         let session = {
             let session = lock(&self.session).clone();
             let mut get = lock(&self.get);
-            if matches!(get.state, GetState::Open | GetState::Connecting) {
+            if matches!(
+                get.state,
+                GetState::Open | GetState::Connecting | GetState::Disabled
+            ) {
                 return Ok(());
             }
             get.state = GetState::Connecting;
@@ -90,7 +107,12 @@ impl HttpOutbound {
             None => Ok(send.await),
         }
         .and_then(|sent| sent.map_err(Some));
-        let set_state = |state| lock(&self.get).state = state;
+        let set_state = |state| {
+            let mut get = lock(&self.get);
+            if get.state != GetState::Disabled {
+                get.state = state;
+            }
+        };
         let response = match sent {
             Ok(response) => response,
             Err(failure) => {
@@ -109,9 +131,15 @@ impl HttpOutbound {
         self.note_session(&response);
         let status = response.status();
         if status.is_success() && is_event_stream(&response) {
-            set_state(GetState::Open);
+            let mut get = lock(&self.get);
+            if get.state == GetState::Disabled {
+                return Ok(());
+            }
+            get.state = GetState::Open;
             let this = self.clone();
-            tokio::spawn(async move { this.run_get_stream(response).await });
+            get.task = Some(
+                tokio::spawn(async move { this.run_get_stream(response).await }).abort_handle(),
+            );
             return Ok(());
         }
         set_state(GetState::NotOffered);

@@ -218,6 +218,16 @@ impl crate::ClientHandle {
         Ok(())
     }
 
+    /// Closes the GET SSE stream of a streamable HTTP connection and never reopens it. The
+    /// 2026-07-28 protocol has no GET stream; a client that negotiated it calls this so that a
+    /// stream the server happens to offer is neither held open nor fatal when it ends. No
+    /// effect on other transports.
+    pub fn stop_get_stream(&self) {
+        if let Outbound::Http(http) = self.shared.outbound_ref() {
+            http.stop_get_stream();
+        }
+    }
+
     /// True for a streamable HTTP connection.
     pub fn is_streamable_http(&self) -> bool {
         matches!(self.shared.outbound_ref(), Outbound::Http(_))

@@ -27,9 +27,19 @@ pub(super) async fn negotiate(
     pinned: Option<&str>,
 ) -> Result<Negotiated, Error> {
     match pinned {
-        Some(version) if Era::of(version) == Some(Era::Stateless) => discover(session, version)
-            .await
-            .map_err(ProbeFailure::into_error),
+        Some(version) if Era::of(version) == Some(Era::Stateless) => {
+            match discover(session, version).await {
+                // A server may refuse a version it then lists (a transient choice): once more.
+                Err(ProbeFailure::Unsupported { supported, .. })
+                    if supported.iter().any(|s| s == version) =>
+                {
+                    discover(session, version)
+                        .await
+                        .map_err(ProbeFailure::into_error)
+                }
+                outcome => outcome.map_err(ProbeFailure::into_error),
+            }
+        }
         Some(version) => initialize(session, version).await,
         None => auto(session).await,
     }
@@ -129,6 +139,18 @@ async fn discover(session: &Session, version: &str) -> Result<Negotiated, ProbeF
                     error: session.request_error("server/discover", mcp_jsonrpc::Error::Rpc(error)),
                 });
             }
+            if let Some(status) = http_status(&error).filter(|s| *s == 401 || *s == 403) {
+                // A modern server behind authorization: falling back to initialize would only
+                // be refused the same way.
+                return Err(ProbeFailure::Fatal(Error::Protocol {
+                    server: session.server_name().to_owned(),
+                    message: format!(
+                        "the server requires authorization (HTTP {status}), and mcp-kit has no OAuth \
+                         client yet; configure a static token (bearer_token_env_var, Trusted mode) \
+                         if the server accepts one"
+                    ),
+                }));
+            }
             let why = error.to_string();
             return Err(ProbeFailure::Legacy(
                 why,
@@ -151,7 +173,18 @@ async fn discover(session: &Session, version: &str) -> Result<Negotiated, ProbeF
         .get("supportedVersions")
         .and_then(|v| serde_json::from_value(v.clone()).ok())
         .unwrap_or_default();
-    let protocol_version = if theirs.is_empty() || theirs.iter().any(|t| t == version) {
+    if theirs.is_empty() {
+        // Some legacy servers answer any unknown request with `{}`: without supportedVersions
+        // this is not a DiscoverResult.
+        return Err(ProbeFailure::Legacy(
+            "server/discover answered without supportedVersions".into(),
+            Error::Protocol {
+                server: session.server_name().to_owned(),
+                message: "server/discover answered without supportedVersions".into(),
+            },
+        ));
+    }
+    let protocol_version = if theirs.iter().any(|t| t == version) {
         version
     } else if let Some(mutual) = mcp_schema::version::select_mutual_version(STATELESS, &theirs) {
         mutual
@@ -198,4 +231,9 @@ async fn initialize(session: &Session, version: &str) -> Result<Negotiated, Erro
         protocol_version: answered,
         result,
     })
+}
+
+/// The HTTP status of a failed exchange the transport bridged into a `-32000` error.
+fn http_status(error: &mcp_jsonrpc::ErrorObject) -> Option<u64> {
+    error.data.as_ref()?.get("httpStatus")?.as_u64()
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use super::request::ProgressUpdate;
-use super::{Session, from_result};
+use super::{Session, from_result, param_headers};
 use crate::Error;
 
 /// The most pages [`Session::list_all_tools`] follows before giving up on a server whose
@@ -33,9 +33,18 @@ impl Session {
     }
 
     /// `tools/list`, one page.
+    ///
+    /// In the 2026-07-28 era over streamable HTTP, a tool whose `x-mcp-header` declarations
+    /// are invalid is left out (with a warning), as the transport requires; the valid
+    /// declarations are remembered so that [`call_tool`](Self::call_tool) mirrors those
+    /// parameters into `Mcp-Param-*` headers.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, Error> {
         let value = self.request("tools/list", cursor_params(cursor)).await?;
-        from_result("tools/list", value)
+        let mut result: ListToolsResult = from_result("tools/list", value)?;
+        if self.shared.http && self.negotiated.era() == mcp_schema::Era::Stateless {
+            self.screen_tools(&mut result.tools);
+        }
+        Ok(result)
     }
 
     /// `tools/list`, following `nextCursor` until the last page.
@@ -173,6 +182,51 @@ impl Session {
     pub async fn discover(&self) -> Result<DiscoverResult, Error> {
         let value = self.request("server/discover", None).await?;
         from_result("server/discover", value)
+    }
+}
+
+impl Session {
+    /// Drops tools with invalid `x-mcp-header` declarations; remembers the valid ones.
+    fn screen_tools(&self, tools: &mut Vec<Tool>) {
+        let mut known = self.tool_headers.lock().unwrap_or_else(|e| e.into_inner());
+        tools.retain(|tool| {
+            let schema = serde_json::to_value(&tool.input_schema).unwrap_or(Value::Null);
+            match param_headers::declarations(&schema) {
+                Ok(declarations) => {
+                    if declarations.is_empty() {
+                        known.remove(&tool.name);
+                    } else {
+                        known.insert(tool.name.clone(), declarations);
+                    }
+                    true
+                }
+                Err(why) => {
+                    tracing::warn!(server = self.server_name(), tool = %tool.name, %why, "leaving out a tool with an invalid x-mcp-header");
+                    known.remove(&tool.name);
+                    false
+                }
+            }
+        });
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call` with these params.
+    pub(crate) fn param_headers(&self, params: Option<&Value>) -> Vec<(String, String)> {
+        let Some(params) = params else {
+            return Vec::new();
+        };
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Vec::new();
+        };
+        let known = self.tool_headers.lock().unwrap_or_else(|e| e.into_inner());
+        match (
+            known.get(name),
+            params.get("arguments").and_then(Value::as_object),
+        ) {
+            (Some(declarations), Some(arguments)) => {
+                param_headers::header_values(declarations, arguments)
+            }
+            _ => Vec::new(),
+        }
     }
 }
 

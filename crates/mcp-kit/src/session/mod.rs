@@ -20,6 +20,7 @@ mod era;
 mod headers;
 mod methods;
 mod mrtr;
+mod param_headers;
 mod request;
 mod subscription;
 
@@ -131,6 +132,8 @@ pub struct Session {
     client_info: Value,
     capabilities: Value,
     timeout: Duration,
+    /// The `x-mcp-header` declarations of the tools listed so far (2026-07-28 over HTTP).
+    tool_headers: Mutex<HashMap<String, Vec<param_headers::ParamHeader>>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -184,6 +187,7 @@ impl Session {
             client_info,
             capabilities: Value::Object(capabilities),
             timeout: settings.timeout,
+            tool_headers: Mutex::new(HashMap::new()),
         };
         session.negotiated = era::negotiate(&session, settings.protocol_version.as_deref()).await?;
         if session.shared.http {

@@ -69,7 +69,11 @@ impl Session {
     ) -> Result<Value, Error> {
         let params = self.prepare_params(method, params, progress_token)?;
         let headers = if self.shared.http && self.negotiated.era() == Era::Stateless {
-            headers::request_headers(method, params.as_ref(), None)
+            let mut headers = headers::request_headers(method, params.as_ref(), None);
+            if method == "tools/call" {
+                headers.extend(self.param_headers(params.as_ref()));
+            }
+            headers
         } else {
             Vec::new()
         };

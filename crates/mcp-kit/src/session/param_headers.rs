@@ -1,29 +1,19 @@
-//! `x-mcp-header` (2026-07-28, SEP-2243): a tool's input schema may mark a parameter so that
-//! its value is mirrored into an `Mcp-Param-{Name}` HTTP header on `tools/call`, for
-//! intermediaries that route without parsing bodies.
+//! `x-mcp-header` (2026-07-28): a tool's input schema may mark parameters whose values the
+//! client mirrors into `Mcp-Param-{Name}` headers on `tools/call` over streamable HTTP, so that
+//! intermediaries can route without parsing bodies.
 //!
-//! - [`declarations`] reads and validates a tool's declarations. A tool with an invalid one
-//!   (empty name, a name that is not an RFC 9110 token, a duplicate ignoring case, a
-//!   non-primitive parameter, or an annotation not reachable through `properties` alone) MUST
-//!   be rejected by clients: the scenarios exclude it from the tools they use.
-//! - [`header_values`] encodes one call's arguments (strings plain or `=?base64?…?=`, integers
-//!   in decimal, booleans `true`/`false`; null or absent values have no header).
-//! - [`call_tool`] sends the call with those headers.
-//!
-//! WORKAROUND: `mcp-kit` does not do this yet (`Session::call_tool` sends only `Mcp-Method`
-//! and `Mcp-Name`, and `Session::list_tools` keeps invalid tools). Until it does, [`call_tool`]
-//! builds the 2026-07-28 request itself (the `_meta` envelope the session would add, and the
-//! standard headers) and sends it through the session's own connection
-//! (`Session::client().handle().start_request_with_headers`). It does not answer
-//! `InputRequiredResult`s (the session's `call_tool` does).
+//! [`declarations`] reads and validates a tool's declarations. A tool with an invalid one (an
+//! empty name, a name that is not an RFC 9110 token, a duplicate ignoring case, a parameter not
+//! of type string, integer or boolean, or an annotation not reachable through `properties`
+//! alone) must be left out of `tools/list`. [`header_values`] encodes one call's arguments:
+//! strings plain or `=?base64?…?=`, integers in decimal, booleans `true`/`false`; a null or
+//! absent value has no header.
 
 use std::collections::HashSet;
 
-use anyhow::{Context, bail};
-use mcp_kit::mcp::Era;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::connect::Connected;
+use super::headers::encode_value;
 
 /// One `x-mcp-header` declaration: the parameter's path from the arguments object (through
 /// `properties` keys) and the header's name suffix.
@@ -176,101 +166,10 @@ pub(crate) fn header_values(
     headers
 }
 
-/// A header value in the spec's encoding: plain when it is visible ASCII (inner spaces
-/// allowed, no leading or trailing space) and does not look like the sentinel,
-/// `=?base64?…?=` otherwise (the empty string included, as `mcp-kit` encodes `Mcp-Name`).
-pub(crate) fn encode_value(value: &str) -> String {
-    let sentinel_like = value.starts_with("=?base64?") && value.ends_with("?=");
-    let visible_ascii = value.bytes().all(|b| (0x20..0x7f).contains(&b));
-    let padded = value.starts_with(' ') || value.ends_with(' ');
-    let plain = !value.is_empty() && visible_ascii && !padded && !sentinel_like;
-    if plain {
-        value.to_owned()
-    } else {
-        format!("=?base64?{}?=", base64(value.as_bytes()))
-    }
-}
-
-/// Standard base64 with padding (RFC 4648 §4).
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// `tools/call` with the `Mcp-Param-*` headers of `declarations` (see the module's
-/// WORKAROUND note); through `Session::call_tool` when there is nothing to mirror or the
-/// session is not in the 2026-07-28 era (where `x-mcp-header` does not exist).
-pub(crate) async fn call_tool(
-    connected: &Connected,
-    name: &str,
-    arguments: Map<String, Value>,
-    declarations: &[ParamHeader],
-) -> anyhow::Result<Value> {
-    let session = &connected.session;
-    let param_headers = header_values(declarations, &arguments);
-    if param_headers.is_empty() || session.negotiated().era() != Era::Stateless {
-        let result = session
-            .call_tool(name, Some(arguments))
-            .await
-            .with_context(|| format!("tools/call {name}"))?;
-        return serde_json::to_value(result).context("encoding a CallToolResult");
-    }
-    let params = json!({
-        "name": name,
-        "arguments": arguments,
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": session.protocol_version(),
-            "io.modelcontextprotocol/clientInfo": connected.client_info,
-            "io.modelcontextprotocol/clientCapabilities": connected.capabilities,
-        },
-    });
-    let mut headers = vec![
-        ("Mcp-Method".to_owned(), "tools/call".to_owned()),
-        ("Mcp-Name".to_owned(), encode_value(name)),
-    ];
-    tracing::info!(tool = name, headers = ?param_headers, "mirroring x-mcp-header parameters");
-    headers.extend(param_headers);
-    let pending = session
-        .client()
-        .handle()
-        .start_request_with_headers("tools/call", Some(&params), headers)
-        .await
-        .with_context(|| format!("sending tools/call {name}"))?;
-    let raw = tokio::time::timeout(session.timeout(), pending)
-        .await
-        .with_context(|| {
-            format!(
-                "tools/call {name}: no answer within {:?}",
-                session.timeout()
-            )
-        })?
-        .with_context(|| format!("tools/call {name}"))?;
-    let result: Value = serde_json::from_str(raw.get()).context("decoding a CallToolResult")?;
-    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-        bail!("tools/call {name} asked for input, which this direct call does not answer");
-    }
-    Ok(result)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn tool(properties: Value) -> Value {
         json!({ "type": "object", "properties": properties })
