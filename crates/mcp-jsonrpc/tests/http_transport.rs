@@ -1733,8 +1733,13 @@ async fn a_stopped_get_stream_is_released_and_never_reopened() {
     let client = connect(&server.url("/mcp")).await;
     server.wait_for("the GET stream", is_get).await;
     client.handle().stop_get_stream();
-    within("the client leaving the GET stream", gone).await.unwrap();
-    client.notify("notifications/initialized", None).await.unwrap();
+    within("the client leaving the GET stream", gone)
+        .await
+        .unwrap();
+    client
+        .notify("notifications/initialized", None)
+        .await
+        .unwrap();
     assert_eq!(request_ok(&client, "ping").await, json!({"echo": "ping"}));
     assert!(!client.is_closed());
     let gets = server.requests().into_iter().filter(is_get).count();
