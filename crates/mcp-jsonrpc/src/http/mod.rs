@@ -20,7 +20,8 @@
 //!   blank line was not received, and its id does not count.
 //! - A failed exchange for a request (connect error, timeout, non-2xx without a JSON-RPC
 //!   answer, a stream without the response) becomes a `-32000` error response for that
-//!   request; a non-2xx whose body is a JSON-RPC error answers the request with that error.
+//!   request; a non-2xx whose body is a JSON-RPC error answers the request with that error
+//!   (one with a null id too: it can only be about the request its POST carried).
 //! - No redirects and no system proxy unless asked; `connect_timeout` bounds connecting and
 //!   the headers of every GET (the stream and its resumptions); `request_timeout` bounds each
 //!   POST exchange (requests, notifications and responses alike) and the wait for the answer

@@ -1,6 +1,7 @@
 //! Sending: one POST per message, and reading whatever comes back.
 
 use super::*;
+use crate::message::{self, Message, Parsed, Response};
 
 /// A `-32000` error standing for a failed HTTP exchange.
 pub(super) fn bridged(message: String, status: Option<StatusCode>, body: Option<&[u8]>) -> Error {
@@ -219,6 +220,19 @@ impl HttpOutbound {
                 .await
                 .unwrap_or_default();
             // A modern server answers with a JSON-RPC error in the body (e.g. 404 + -32601).
+            // One with a null id (the server could not or would not read ours) still answers
+            // the request this POST carried: it is the only one the exchange can be about.
+            if let Ok(Parsed::Single(Ok(Message::Response(Response {
+                id: None,
+                outcome: Err(mut error),
+            })))) = message::parse(&body)
+            {
+                self.log(&body);
+                if error.data.is_none() {
+                    error.data = Some(json!({ "httpStatus": status.as_u16() }));
+                }
+                return Err(Error::Rpc(error));
+            }
             if body.first().is_some_and(|b| *b == b'{' || *b == b'[') {
                 self.deliver(shared, &body);
                 if !shared.is_pending(id) {
