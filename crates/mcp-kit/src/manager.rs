@@ -246,6 +246,11 @@ impl Manager {
         }
     }
 
+    /// The cached session of `server`, if connected (no connection is made).
+    pub fn session(&self, server: &str) -> Option<&Session> {
+        self.sessions.get(server).filter(|s| s.is_connected())
+    }
+
     /// Removes `server`'s session from the cache and hands it over.
     pub fn take_session(&mut self, server: &str) -> Option<Session> {
         self.sessions.remove(server)
