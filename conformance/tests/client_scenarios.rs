@@ -172,6 +172,45 @@ fn client_log(dir: &Path) -> String {
     log
 }
 
+/// Runs one scenario at one spec version; `Err` describes what failed, with the logs.
+async fn run_single(scenario: &str, revision: &str, dir: &Path) -> Result<(), String> {
+    let dir_arg = dir.to_str().expect("a UTF-8 path");
+    let output = conformance(&[
+        "client",
+        "--command",
+        CLIENT,
+        "--scenario",
+        scenario,
+        "--spec-version",
+        revision,
+        "--force",
+        "-o",
+        dir_arg,
+    ])
+    .await;
+    let results = read_checks(dir);
+    let mut problems = Vec::new();
+    if !output.status.success() {
+        problems.push(format!("the suite exited with {}", output.status));
+    }
+    if results.is_empty() {
+        problems.push("no checks.json was written".to_owned());
+    }
+    for result in &results {
+        problems.extend(bad_checks(&result.checks));
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{scenario}:\n  {}\n--- suite output ---\n{}{}\n--- client log ---\n{}",
+        problems.join("\n  "),
+        text(&output.stdout),
+        text(&output.stderr),
+        client_log(dir)
+    ))
+}
+
 async fn requirement_set(revision: &str) {
     let _serial = SERIAL.lock().await;
     assert!(
@@ -190,41 +229,9 @@ async fn requirement_set(revision: &str) {
     for scenario in scenarios.iter().filter(|s| !expected_to_fail.contains(s)) {
         let dir = out.path().join(format!("single-{ran}"));
         ran += 1;
-        let dir_arg = dir.to_str().expect("a UTF-8 path");
-        let output = conformance(&[
-            "client",
-            "--command",
-            CLIENT,
-            "--scenario",
-            scenario,
-            "--spec-version",
-            revision,
-            "--force",
-            "-o",
-            dir_arg,
-        ])
-        .await;
-        let results = read_checks(&dir);
-        let mut problems = Vec::new();
-        if !output.status.success() {
-            problems.push(format!("the suite exited with {}", output.status));
-        }
-        if results.is_empty() {
-            problems.push("no checks.json was written".to_owned());
-        }
-        for result in &results {
-            problems.extend(bad_checks(&result.checks));
-        }
-        if problems.is_empty() {
-            eprintln!("[{revision}] {scenario}: passed");
-        } else {
-            failures.push(format!(
-                "{scenario}:\n  {}\n--- suite output ---\n{}{}\n--- client log ---\n{}",
-                problems.join("\n  "),
-                text(&output.stdout),
-                text(&output.stderr),
-                client_log(&dir)
-            ));
+        match run_single(scenario, revision, &dir).await {
+            Ok(()) => eprintln!("[{revision}] {scenario}: passed"),
+            Err(failure) => failures.push(failure),
         }
     }
     assert!(
@@ -292,4 +299,58 @@ async fn requirements_2025_11_25() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requirements_2026_07_28() {
     requirement_set("2026-07-28").await;
+}
+
+/// The versions besides the two requirement revisions that the suite lists for a client
+/// scenario (e.g. `initialize` and `tools_call` at 2025-06-18): each scenario at each of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_other_listed_version_of_each_scenario() {
+    let _serial = SERIAL.lock().await;
+    let expected_to_fail = baselined();
+    let listing = conformance(&["list"]).await;
+    let listing = text(&listing.stdout);
+    let client = listing
+        .split("Client scenarios")
+        .nth(1)
+        .expect("`conformance list` has a client section");
+    let mut pairs = Vec::new();
+    // The section's entries follow its heading; the next heading ends it.
+    for line in client.lines().skip(1) {
+        let Some(entry) = line.trim().strip_prefix("- ") else {
+            if line.trim().is_empty() {
+                continue;
+            }
+            break;
+        };
+        let Some((name, versions)) = entry.split_once(" [") else {
+            continue;
+        };
+        if expected_to_fail.iter().any(|s| s == name) {
+            continue;
+        }
+        for version in versions.trim_end_matches(']').split(',') {
+            if !matches!(version, "2025-11-25" | "2026-07-28" | "extension") {
+                pairs.push((name.to_owned(), version.to_owned()));
+            }
+        }
+    }
+    assert!(
+        pairs
+            .iter()
+            .any(|(n, v)| n == "initialize" && v == "2025-06-18"),
+        "expected initialize at 2025-06-18 among {pairs:?}"
+    );
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let mut failures = Vec::new();
+    for (i, (scenario, version)) in pairs.iter().enumerate() {
+        match run_single(scenario, version, &out.path().join(format!("other-{i}"))).await {
+            Ok(()) => eprintln!("[{version}] {scenario}: passed"),
+            Err(failure) => failures.push(failure),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "client scenarios failed:\n\n{}",
+        failures.join("\n\n")
+    );
 }
