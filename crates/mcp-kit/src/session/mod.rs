@@ -280,7 +280,7 @@ impl Session {
             .handle
             .notify(method, params)
             .await
-            .map_err(|e| self.connection_error(e))
+            .map_err(|e| self.request_error(method, e))
     }
 
     /// Sends a notification with typed params, bound by [`McpNotification`].
@@ -290,20 +290,6 @@ impl Session {
     ) -> Result<(), Error> {
         let params = to_params(N::METHOD, params.as_ref())?;
         self.notify(N::METHOD, params).await
-    }
-
-    fn connection_error(&self, source: mcp_jsonrpc::Error) -> Error {
-        match source {
-            mcp_jsonrpc::Error::Rpc(error) => Error::Rpc {
-                server: self.shared.server.clone(),
-                method: String::new(),
-                error: Box::new(error),
-            },
-            source => Error::Connection {
-                server: self.shared.server.clone(),
-                source,
-            },
-        }
     }
 
     fn next_token(&self) -> String {

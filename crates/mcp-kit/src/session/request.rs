@@ -68,16 +68,25 @@ impl Session {
         progress_token: Option<&str>,
     ) -> Result<Value, Error> {
         let params = self.prepare_params(method, params, progress_token)?;
-        let headers = if self.shared.http && self.negotiated.era() == Era::Stateless {
-            let mut headers = headers::request_headers(method, params.as_ref(), None);
-            if method == "tools/call" {
-                headers.extend(self.param_headers(params.as_ref()));
-            }
-            headers
-        } else {
-            Vec::new()
-        };
+        let headers = self.era_headers(method, params.as_ref());
         self.send_and_wait(method, params, headers, true).await
+    }
+
+    /// The HTTP headers a request mirrors from its body in the 2026-07-28 era (`Mcp-Method`,
+    /// `Mcp-Name`, and a tool's `Mcp-Param-*`); none on other transports or eras.
+    pub(crate) fn era_headers(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Vec<(String, String)> {
+        if !self.shared.http || self.negotiated.era() != Era::Stateless {
+            return Vec::new();
+        }
+        let mut headers = headers::request_headers(method, params, None);
+        if method == "tools/call" {
+            headers.extend(self.param_headers(params));
+        }
+        headers
     }
 
     /// Sends `params` as they are (already prepared), waits for the result with the timeout.
@@ -195,20 +204,28 @@ struct CancelOnDrop {
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        if !self.armed || self.shared.handle.is_closed() {
-            return;
+        if self.armed {
+            send_cancelled_detached(&self.shared, &self.id, self.reason);
         }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let handle = self.shared.handle.clone();
-        let params = json!({ "requestId": self.id, "reason": self.reason });
-        runtime.spawn(async move {
-            if let Err(e) = handle.notify("notifications/cancelled", Some(params)).await {
-                tracing::debug!(error = %e, "could not send notifications/cancelled");
-            }
-        });
     }
+}
+
+/// Sends `notifications/cancelled` for request `id` from a context that cannot wait (a
+/// `Drop`); nothing when the connection is closed or no runtime is running.
+pub(super) fn send_cancelled_detached(shared: &Shared, id: &Id, reason: &str) {
+    if shared.handle.is_closed() {
+        return;
+    }
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let handle = shared.handle.clone();
+    let params = json!({ "requestId": id, "reason": reason });
+    runtime.spawn(async move {
+        if let Err(e) = handle.notify("notifications/cancelled", Some(params)).await {
+            tracing::debug!(error = %e, "could not send notifications/cancelled");
+        }
+    });
 }
 
 /// Removes a call's progress route when the call ends or is dropped.

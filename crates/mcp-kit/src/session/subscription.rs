@@ -7,8 +7,10 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::{Session, Shared, headers};
+use super::request::send_cancelled_detached;
+use super::{Session, Shared};
 use crate::Error;
+use mcp_jsonrpc::Id;
 
 /// Notifications buffered per subscription; more are dropped with a warning.
 const SUBSCRIPTION_BUFFER: usize = 256;
@@ -60,16 +62,13 @@ impl Drop for Subscription {
     fn drop(&mut self) {
         self.listen.abort();
         self.shared.routes().subscriptions.remove(&self.id);
-        if !self.shared.http
-            && !self.shared.handle.is_closed()
-            && let Ok(runtime) = tokio::runtime::Handle::try_current()
-        {
-            let handle = self.shared.handle.clone();
-            let params =
-                json!({ "requestId": self.id, "reason": "subscription closed by the client" });
-            runtime.spawn(async move {
-                let _ = handle.notify("notifications/cancelled", Some(params)).await;
-            });
+        // Over HTTP, the listen request's stream closing (its task aborted above) cancels it.
+        if !self.shared.http {
+            send_cancelled_detached(
+                &self.shared,
+                &Id::Number(self.id),
+                "subscription closed by the client",
+            );
         }
     }
 }
@@ -91,11 +90,7 @@ impl Session {
             });
         }
         let params = self.prepare_params(METHOD, Some(json!({ "notifications": filter })), None)?;
-        let headers = if self.shared.http {
-            headers::request_headers(METHOD, params.as_ref(), None)
-        } else {
-            Vec::new()
-        };
+        let headers = self.era_headers(METHOD, params.as_ref());
         let pending = self
             .shared
             .handle
