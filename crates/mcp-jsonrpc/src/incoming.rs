@@ -9,7 +9,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::message::{self, params_as};
-use crate::peer::{ClientHandle, Frame, Shared};
+use crate::peer::{ClientHandle, Frame, Shared, lock};
 use crate::{Error, ErrorObject, Id};
 
 /// A request from the peer (server→client), which must be answered exactly once.
@@ -150,7 +150,7 @@ impl BatchReplies {
 
     /// Stores one answer; returns the encoded array once the last one is in.
     fn fill(&self, index: usize, bytes: Vec<u8>) -> Option<Vec<u8>> {
-        let mut parts = self.parts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut parts = lock(&self.parts);
         if let Some(part) = parts.get_mut(index) {
             *part = Some(bytes);
         }

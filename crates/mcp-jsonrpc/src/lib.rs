@@ -115,4 +115,4 @@ pub use incoming::IncomingRequest;
 #[cfg(feature = "client")]
 pub use options::{BASELINE_ENV_VARS, Limits, SpawnOptions, StderrMode, StdoutLog};
 #[cfg(feature = "client")]
-pub use peer::{ClientHandle, ClientStats, PendingRequest};
+pub use peer::{ClientHandle, ClientStats, PendingRequest, is_header_name};

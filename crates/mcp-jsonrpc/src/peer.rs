@@ -131,7 +131,7 @@ pub(crate) struct InboundReceivers {
     pub(crate) notifications: mpsc::Receiver<Notification>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding one of these short locks leaves consistent data behind.
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -469,7 +469,9 @@ impl Shared {
     }
 }
 
-fn is_header_name(name: &str) -> bool {
+/// True for a valid HTTP header name: a non-empty RFC 9110 `token` (letters, digits and
+/// `` !#$%&'*+-.^_`|~ ``). [`ClientHandle::start_request_with_headers`] applies it.
+pub fn is_header_name(name: &str) -> bool {
     !name.is_empty()
         && name
             .bytes()

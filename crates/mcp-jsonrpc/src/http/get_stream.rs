@@ -98,15 +98,7 @@ impl HttpOutbound {
             get.tried_with_session = session.clone();
             session
         };
-        let send = self
-            .request(Method::GET, &self.sse_url)
-            .header(ACCEPT, "text/event-stream")
-            .send();
-        let sent = match self.connect_timeout {
-            Some(limit) => tokio::time::timeout(limit, send).await.map_err(|_| None),
-            None => Ok(send.await),
-        }
-        .and_then(|sent| sent.map_err(Some));
+        let sent = self.send_get(None).await;
         let set_state = |state| {
             let mut get = lock(&self.get);
             if get.state != GetState::Disabled {
@@ -115,12 +107,8 @@ impl HttpOutbound {
         };
         let response = match sent {
             Ok(response) => response,
-            Err(failure) => {
+            Err(e) => {
                 set_state(GetState::NotOffered);
-                let e = Error::Http(match failure {
-                    Some(e) => format!("GET {} failed: {e}", self.sse_url),
-                    None => format!("GET {}: no response within connect_timeout", self.sse_url),
-                });
                 return if trigger == Trigger::Connect {
                     Err(e)
                 } else {

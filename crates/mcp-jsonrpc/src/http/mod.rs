@@ -35,7 +35,7 @@ use get_stream::{GetStream, Trigger};
 use streams::{StreamEnd, is_event_stream};
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -44,7 +44,7 @@ use serde_json::json;
 use tokio::sync::Semaphore;
 
 use crate::client::Client;
-use crate::peer::{Frame, FrameKind, Outbound, Shared};
+use crate::peer::{Frame, FrameKind, Outbound, Shared, lock};
 use crate::sse::{SseEvent, SseParser};
 use crate::stdout_log::StdoutLogWriter;
 use crate::{Error, ErrorObject, Id, SpawnOptions, error_codes};
@@ -104,10 +104,6 @@ pub(crate) struct HttpOutbound {
     detached: Arc<Semaphore>,
     shared: OnceLock<Weak<Shared>>,
     log: Option<Mutex<StdoutLogWriter>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Client {

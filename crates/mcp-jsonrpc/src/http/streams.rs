@@ -42,15 +42,20 @@ impl HttpOutbound {
         }
     }
 
-    /// GET with `Last-Event-ID` to resume a stream; `connect_timeout` bounds the wait for the
-    /// response's headers.
-    pub(super) async fn resume(&self, last_event_id: &str) -> Result<reqwest::Response, Error> {
-        let send = self
+    /// GET of the SSE URL (with `Last-Event-ID` when resuming); `connect_timeout` bounds the
+    /// wait for the response's headers.
+    pub(super) async fn send_get(
+        &self,
+        last_event_id: Option<&str>,
+    ) -> Result<reqwest::Response, Error> {
+        let mut request = self
             .request(Method::GET, &self.sse_url)
-            .header(ACCEPT, "text/event-stream")
-            .header(LAST_EVENT_ID, last_event_id)
-            .send();
-        let response = match self.connect_timeout {
+            .header(ACCEPT, "text/event-stream");
+        if let Some(last) = last_event_id {
+            request = request.header(LAST_EVENT_ID, last);
+        }
+        let send = request.send();
+        match self.connect_timeout {
             Some(limit) => tokio::time::timeout(limit, send).await.map_err(|_| {
                 Error::Http(format!(
                     "GET {}: no response within connect_timeout",
@@ -59,7 +64,12 @@ impl HttpOutbound {
             })?,
             None => send.await,
         }
-        .map_err(|e| Error::Http(format!("GET {} failed: {e}", self.sse_url)))?;
+        .map_err(|e| Error::Http(format!("GET {} failed: {e}", self.sse_url)))
+    }
+
+    /// GET with `Last-Event-ID` to resume a stream.
+    pub(super) async fn resume(&self, last_event_id: &str) -> Result<reqwest::Response, Error> {
+        let response = self.send_get(Some(last_event_id)).await?;
         if response.status().is_success() && is_event_stream(&response) {
             Ok(response)
         } else {

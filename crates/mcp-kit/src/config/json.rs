@@ -313,7 +313,7 @@ impl Ctx<'_> {
         let object = self.object(at, field, value)?;
         let mut headers = BTreeMap::new();
         for (name, value) in object {
-            if !is_header_name(name) {
+            if !mcp_jsonrpc::is_header_name(name) {
                 return Err(self.invalid(
                     at,
                     format!(
@@ -351,31 +351,6 @@ impl Ctx<'_> {
         }
         Ok(headers)
     }
-}
-
-/// True for an HTTP header name (an RFC 9110 token).
-fn is_header_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.bytes().all(|b| {
-            b.is_ascii_alphanumeric()
-                || matches!(
-                    b,
-                    b'!' | b'#'
-                        | b'$'
-                        | b'%'
-                        | b'&'
-                        | b'\''
-                        | b'*'
-                        | b'+'
-                        | b'-'
-                        | b'.'
-                        | b'^'
-                        | b'_'
-                        | b'`'
-                        | b'|'
-                        | b'~'
-                )
-        })
 }
 
 /// True when a path has a `..` component.

@@ -106,7 +106,7 @@ fn declaration(
     if name.is_empty() {
         return Err(format!("x-mcp-header of {at} is empty"));
     }
-    if !is_token(name) {
+    if !mcp_jsonrpc::is_header_name(name) {
         return Err(format!(
             "x-mcp-header `{}` of {at} is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~)",
             name.escape_default()
@@ -122,14 +122,6 @@ fn declaration(
             other.map_or_else(|| "(none)".to_owned(), |t| format!("`{t}`"))
         )),
     }
-}
-
-/// RFC 9110 `token`.
-fn is_token(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// The `Mcp-Param-*` headers of one call.
