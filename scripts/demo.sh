@@ -2,8 +2,10 @@
 # The project's main job: an MCP client driven by a configuration, safe by default.
 #
 # Part 1 (needs only cargo): mcpctl and the repository's .mcp.json, whose `demo` server is the
-# `demo_server` example (a tiny stdio server with the tools `echo` and `add`). The untrusted
-# default refuses to spawn it; --trust allows it; then tools are listed and called.
+# `example_server` of mcp-server (a stdio server with the tools `echo`, `add`, `count` and
+# `greet`, a resource and a prompt). The untrusted default refuses to spawn it; --trust allows
+# it; then tools are listed and called. The same server then serves streamable HTTP on
+# 127.0.0.1 and mcpctl reaches it there, in the 2026-07-28 era and pinned to 2025-11-25.
 #
 # Part 2 (installs the third-party peers on first use, see scripts/install-peers.sh): the same
 # client against the reference "everything" server over streamable HTTP on 127.0.0.1, reached
@@ -23,7 +25,8 @@ case ${1:-} in
 esac
 
 echo "== building mcpctl and the examples" >&2
-cargo build --quiet -p mcp-kit --features cli --examples --bin mcpctl
+cargo build --quiet -p mcp-kit --features cli --bin mcpctl
+cargo build --quiet -p mcp-server --examples
 mcpctl=target/debug/mcpctl
 
 # Shows a command, then runs it.
@@ -34,7 +37,7 @@ run() {
 }
 
 echo
-echo "== part 1: the demo server of .mcp.json (transport=stdio)"
+echo "== part 1: the demo server of .mcp.json (mcp-server's example_server, transport=stdio)"
 run list-servers
 
 # Untrusted by default: spawning the configured argv would run code from the repository.
@@ -52,6 +55,38 @@ run --trust list-tools demo
 run --trust call demo echo message=hello
 run --trust call demo add a=2 b=40
 
+echo
+echo "== the same server over streamable HTTP (mcp-server), both protocol eras"
+work=$(mktemp -d)
+# Port 0: the system picks a free port; the server prints the URL it listens on.
+target/debug/examples/example_server --http 0 2>"$work/ours.log" &
+ours=$!
+trap 'kill $ours 2>/dev/null; rm -rf "$work"' EXIT
+url=
+for _ in $(seq 100); do
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$work/ours.log" || true)
+  [[ -n $url ]] && break
+  sleep 0.1
+done
+if [[ -z $url ]]; then
+  echo "demo.sh: example_server did not start:" >&2
+  cat "$work/ours.log" >&2
+  exit 1
+fi
+cat >"$work/mcp.json" <<JSON
+{
+  "version": 1,
+  "servers": {
+    "example": { "transport": "streamable_http", "url": "$url" }
+  }
+}
+JSON
+relaxed=(--root "$work" --allow-http --allow-private-ip)
+run "${relaxed[@]}" server-info example
+run "${relaxed[@]}" --protocol-version 2025-11-25 server-info example
+run "${relaxed[@]}" call example add a=2 b=40
+kill $ours 2>/dev/null || true
+
 if $local_only; then
   exit 0
 fi
@@ -63,7 +98,6 @@ scripts/install-peers.sh
 source scripts/peers/env.sh
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-work=$(mktemp -d)
 PORT=$port node "$EVERYTHING_JS" streamableHttp 2>"$work/server.log" >/dev/null &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT

@@ -20,3 +20,4 @@
 //! ```
 
 pub mod client;
+pub mod server;

@@ -1,15 +1,17 @@
-//! Size-limited framing of newline-delimited messages.
+//! Size-limited framing of newline-delimited messages, for any transport that reads JSON lines
+//! (the client transports here, and servers reading stdin).
 
 use std::io;
 use std::ops::Range;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-use crate::scan::{MemberScanner, Oversized};
+use crate::scan::MemberScanner;
+pub use crate::scan::Oversized;
 
 /// What a reader produced.
 #[derive(Debug, PartialEq)]
-pub(crate) enum LineEvent {
+pub enum LineEvent {
     /// A complete line (without its `\n`) at this range of [`LineReader::buf`].
     Line(Range<usize>),
     /// A line longer than the limit was discarded as it streamed in.
@@ -23,7 +25,7 @@ const READ_CHUNK: usize = 64 * 1024;
 const SHRINK_ABOVE: usize = 1024 * 1024;
 
 /// Reads newline-delimited frames, never holding more than `limit` bytes of one line.
-pub(crate) struct LineReader {
+pub struct LineReader {
     buf: Vec<u8>,
     start: usize,
     end: usize,
@@ -34,7 +36,8 @@ pub(crate) struct LineReader {
 }
 
 impl LineReader {
-    pub(crate) fn new(limit: usize) -> Self {
+    /// A reader that never holds more than `limit` bytes of one line.
+    pub fn new(limit: usize) -> Self {
         Self {
             buf: vec![0; READ_CHUNK],
             start: 0,
@@ -47,14 +50,12 @@ impl LineReader {
     }
 
     /// The bytes of a [`LineEvent::Line`].
-    pub(crate) fn line(&self, range: Range<usize>) -> &[u8] {
+    pub fn line(&self, range: Range<usize>) -> &[u8] {
         &self.buf[range]
     }
 
-    pub(crate) async fn next<R: AsyncRead + Unpin>(
-        &mut self,
-        reader: &mut R,
-    ) -> io::Result<LineEvent> {
+    /// The next line, oversized line or end of stream.
+    pub async fn next<R: AsyncRead + Unpin>(&mut self, reader: &mut R) -> io::Result<LineEvent> {
         loop {
             if let Some(event) = self.take_buffered() {
                 return Ok(event);

@@ -88,7 +88,7 @@ mod client;
 #[cfg(feature = "client")]
 mod error;
 #[cfg(feature = "client")]
-mod framing;
+pub mod framing;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "client")]

@@ -33,47 +33,9 @@ fn repo_root() -> PathBuf {
 fn examples_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        // This test runs from <target-dir>/<profile>/deps/.
-        let exe = std::env::current_exe().expect("the test's own path");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("the test binary lives in <target-dir>/<profile>/deps");
-        let target_dir = profile_dir.parent().expect("a target directory");
-        let profile = profile_dir
-            .file_name()
-            .and_then(|name| name.to_str())
-            .expect("a profile directory");
-
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .current_dir(repo_root())
-            .args([
-                "build",
-                "--quiet",
-                "--locked",
-                "-p",
-                "mcp-kit",
-                "--examples",
-            ])
-            .arg("--target-dir")
-            .arg(target_dir);
-        match profile {
-            "debug" => {}
-            "release" => {
-                build.arg("--release");
-            }
-            other => {
-                build.args(["--profile", other]);
-            }
-        }
         // The same features as this test, so that the build does not change the library.
-        if cfg!(feature = "cli") {
-            build.args(["--features", "cli"]);
-        }
-        let status = build.status().expect("cargo runs");
-        assert!(status.success(), "building the examples failed: {status}");
-        profile_dir.join("examples")
+        let features: &[&str] = if cfg!(feature = "cli") { &["cli"] } else { &[] };
+        mcp_test_support::build_examples("mcp-kit", features)
     })
 }
 
@@ -294,18 +256,22 @@ async fn the_repository_mcp_json_runs_the_demo_server() {
     let Some(ServerConfig::Stdio(demo)) = config.servers.get("demo") else {
         panic!("`demo` must be a stdio server: {config:?}");
     };
-    assert_eq!(demo.argv, ["target/debug/examples/demo_server"]);
-    assert!(root.join("crates/mcp-kit/examples/demo_server.rs").exists());
+    assert_eq!(demo.argv, ["target/debug/examples/example_server"]);
+    assert!(
+        root.join("crates/mcp-server/examples/example_server.rs")
+            .exists()
+    );
 
     // With the default target directory and profile, the configured path is the binary this
     // test built: use the configuration as it is.
     if examples_dir() == root.join("target/debug/examples") {
+        mcp_test_support::build_examples("mcp-server", &[]);
         let stdout = tokio::task::spawn_blocking(move || {
             run_ok("client_with_policy", &["--trust", "demo"], &root)
         })
         .await
         .expect("the example ran");
-        assert_contains(&stdout, &["2 tool(s):"]);
+        assert_contains(&stdout, &["4 tool(s):"]);
     }
 }
 

@@ -142,8 +142,9 @@ pub async fn start_python_http() -> ServerProcess {
     start_http_server(command, port, "python", "Uvicorn running").await
 }
 
-/// Spawns an HTTP server and waits for the line on stderr that says it is ready.
-async fn start_http_server(
+/// Spawns an HTTP server listening on `port` and waits for the line on stderr that says it is
+/// ready (its stderr keeps being forwarded to the test's).
+pub async fn start_http_server(
     mut command: Command,
     port: u16,
     name: &'static str,
@@ -180,4 +181,47 @@ async fn start_http_server(
         child,
         url: format!("http://127.0.0.1:{port}/mcp"),
     }
+}
+
+/// Builds the examples of `package` (with `features`) for the calling test's profile and
+/// target directory, and returns the directory holding them.
+///
+/// `cargo test` builds examples only when no target is selected, and a stale binary must not
+/// pass for a fresh one; when they are up to date the build is a no-op.
+pub fn build_examples(package: &str, features: &[&str]) -> PathBuf {
+    // A test runs from <target-dir>/<profile>/deps/.
+    let exe = std::env::current_exe().expect("the test's own path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test binary lives in <target-dir>/<profile>/deps");
+    let target_dir = profile_dir.parent().expect("a target directory");
+    let profile = profile_dir
+        .file_name()
+        .and_then(|name| name.to_str())
+        .expect("a profile directory");
+    let mut build = std::process::Command::new(env!("CARGO"));
+    build
+        .current_dir(repo_root())
+        .args(["build", "--quiet", "--locked", "-p", package, "--examples"])
+        .arg("--target-dir")
+        .arg(target_dir);
+    match profile {
+        "debug" => {}
+        "release" => {
+            build.arg("--release");
+        }
+        other => {
+            build.args(["--profile", other]);
+        }
+    }
+    if !features.is_empty() {
+        build.args(["--features", &features.join(",")]);
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(
+        status.success(),
+        "building the examples of {package} failed: {status}"
+    );
+    profile_dir.join("examples")
 }

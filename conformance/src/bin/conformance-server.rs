@@ -1,0 +1,32 @@
+//! The fixture server of the conformance suite's server scenarios.
+//!
+//! ```text
+//! conformance-server --port 3001      # serves http://127.0.0.1:3001/mcp
+//! "$CONFORMANCE" server --url http://localhost:3001/mcp --requirements 2025-11-25
+//! ```
+
+use anyhow::{Context, bail};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let port: u16 = match args.as_slice() {
+        [flag, port] if flag == "--port" => port.parse().context("--port takes a port number")?,
+        [flag] if flag == "--help" || flag == "-h" => {
+            println!("usage: conformance-server --port N   (serves http://127.0.0.1:N/mcp)");
+            return Ok(());
+        }
+        _ => bail!("usage: conformance-server --port N   (serves http://127.0.0.1:N/mcp)"),
+    };
+    mcp_conformance::server::server()
+        .serve_http(("127.0.0.1", port))
+        .await
+        .context("serving HTTP")
+}

@@ -1,0 +1,382 @@
+//! Tools: typed handlers with schemas derived from Rust types, and raw handlers with a JSON schema.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_schema::{
+    CallToolResult, ContentBlock, Icon, Meta, Tool, ToolAnnotations, ToolInputSchema,
+    ToolOutputSchema,
+};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::context::RequestContext;
+use crate::error::{Error, Result};
+use crate::registry::BoxFuture;
+use crate::validate::{Schema, SchemaError};
+
+type ToolFn =
+    dyn Fn(Map<String, Value>, RequestContext) -> BoxFuture<Result<CallToolResult>> + Send + Sync;
+
+/// A tool and its handler, ready to register with
+/// [`ServerBuilder::tool_def`](crate::ServerBuilder::tool_def) or
+/// [`Server::add_tool`](crate::Server::add_tool).
+pub struct ToolDef {
+    pub(crate) tool: Tool,
+    pub(crate) handler: Arc<ToolFn>,
+    pub(crate) input: Arc<Schema>,
+    pub(crate) output: Option<Arc<Schema>>,
+    /// Arguments mirrored in `Mcp-Param-*` HTTP headers (2026-07-28 `x-mcp-header`).
+    pub(crate) param_headers: Vec<ParamHeader>,
+}
+
+/// An argument that a 2026-07-28 HTTP client also sends as the header `Mcp-Param-{name}`
+/// (the property's `"x-mcp-header": "{name}"`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParamHeader {
+    /// The name as declared (compared case-insensitively).
+    pub(crate) name: String,
+    /// The property names from the root of the arguments to the value.
+    pub(crate) path: Vec<String>,
+    /// The property's JSON type: `string`, `integer` or `boolean`.
+    pub(crate) kind: ParamKind,
+}
+
+/// The types an `x-mcp-header` property may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParamKind {
+    String,
+    Integer,
+    Boolean,
+}
+
+/// Reads and checks the `x-mcp-header` declarations of an input schema: each on a
+/// `string`/`integer`/`boolean` property reachable from the root through `properties` only,
+/// with a header-token name unique (case-insensitively) in the schema.
+fn param_headers(schema: &Value) -> std::result::Result<Vec<ParamHeader>, SchemaError> {
+    fn walk(
+        schema: &Value,
+        path: &mut Vec<String>,
+        out: &mut Vec<ParamHeader>,
+    ) -> std::result::Result<(), SchemaError> {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return Ok(());
+        };
+        for (key, property) in properties {
+            path.push(key.clone());
+            if let Some(name) = property.get("x-mcp-header") {
+                let at = path.join(".");
+                let name = name
+                    .as_str()
+                    .filter(|n| mcp_jsonrpc::is_header_name(n))
+                    .ok_or_else(|| {
+                        SchemaError::new(format!(
+                            "x-mcp-header of `{at}` must be a non-empty HTTP header token"
+                        ))
+                    })?;
+                let kind = match property.get("type").and_then(Value::as_str) {
+                    Some("string") => ParamKind::String,
+                    Some("integer") => ParamKind::Integer,
+                    Some("boolean") => ParamKind::Boolean,
+                    _ => {
+                        return Err(SchemaError::new(format!(
+                            "x-mcp-header `{name}` is on `{at}`, which is not of type string, integer or boolean"
+                        )));
+                    }
+                };
+                if out.iter().any(|h| h.name.eq_ignore_ascii_case(name)) {
+                    return Err(SchemaError::new(format!(
+                        "x-mcp-header `{name}` is declared twice (names compare case-insensitively)"
+                    )));
+                }
+                out.push(ParamHeader {
+                    name: name.to_owned(),
+                    path: path.clone(),
+                    kind,
+                });
+            }
+            walk(property, path, out)?;
+            path.pop();
+        }
+        Ok(())
+    }
+    fn count(value: &Value) -> usize {
+        match value {
+            Value::Object(map) => map
+                .iter()
+                .map(|(k, v)| usize::from(k == "x-mcp-header") + count(v))
+                .sum(),
+            Value::Array(items) => items.iter().map(count).sum(),
+            _ => 0,
+        }
+    }
+    let mut found = Vec::new();
+    walk(schema, &mut Vec::new(), &mut found)?;
+    if count(schema) != found.len() {
+        return Err(SchemaError::new(
+            "x-mcp-header may only be declared on properties reachable from the root through \
+             `properties` (not inside items, anyOf/oneOf/allOf/not, if/then/else or $ref targets)",
+        ));
+    }
+    Ok(found)
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("tool", &self.tool).finish()
+    }
+}
+
+/// The arguments of a tool that takes none (`{"type": "object", "properties": {}}`).
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize, JsonSchema)]
+pub struct NoArguments {}
+
+/// A structured tool result: serialized as `structuredContent` (and, for clients that predate
+/// structured output, as a JSON text block); its type's schema becomes the tool's
+/// `outputSchema`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Json<T>(pub T);
+
+/// What a tool handler may return.
+pub trait IntoToolResult: Send + 'static {
+    /// The `outputSchema` this kind of result promises, if any.
+    fn output_schema() -> Option<Value> {
+        None
+    }
+
+    /// The result.
+    fn into_tool_result(self) -> Result<CallToolResult>;
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> Result<CallToolResult> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> Result<CallToolResult> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> Result<CallToolResult> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> Result<CallToolResult> {
+        Ok(CallToolResult::new(vec![self]))
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> Result<CallToolResult> {
+        Ok(CallToolResult::new(self))
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> Result<CallToolResult> {
+        Ok(CallToolResult::new(Vec::new()))
+    }
+}
+
+impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
+    fn output_schema() -> Option<Value> {
+        Some(schema_of::<T>())
+    }
+
+    fn into_tool_result(self) -> Result<CallToolResult> {
+        let value = serde_json::to_value(&self.0)
+            .map_err(|e| Error::msg(format!("the tool's result does not serialize: {e}")))?;
+        let text = serde_json::to_string(&value).unwrap_or_default();
+        let mut result = CallToolResult::text(text);
+        result.structured_content = Some(value);
+        Ok(result)
+    }
+}
+
+/// The JSON Schema (2020-12) of `T`, without the `$schema` member (2020-12 is MCP's default
+/// dialect, and some clients' validators do not know the 2020-12 meta-schema URL).
+pub fn schema_of<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let mut value = generator.into_root_schema_for::<T>().to_value();
+    if let Some(obj) = value.as_object_mut() {
+        obj.remove("$schema");
+    }
+    value
+}
+
+fn input_schema(value: &Value) -> std::result::Result<ToolInputSchema, SchemaError> {
+    serde_json::from_value(value.clone()).map_err(|e| {
+        SchemaError::new(format!(
+            "a tool's inputSchema must be an object schema (\"type\": \"object\"): {e}"
+        ))
+    })
+}
+
+fn output_schema(value: &Value) -> std::result::Result<ToolOutputSchema, SchemaError> {
+    if value.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(SchemaError::new(
+            "a tool's outputSchema must be an object schema (\"type\": \"object\")",
+        ));
+    }
+    serde_json::from_value(value.clone()).map_err(|e| SchemaError::new(e.to_string()))
+}
+
+impl ToolDef {
+    /// A tool with a typed handler. The input schema is derived from `A` (a struct deriving
+    /// `Deserialize` and `JsonSchema`), the output schema from `R` when it is a [`Json`].
+    ///
+    /// # Panics
+    /// When the schema derived from `A` or `R` is not an object schema: a programming error
+    /// caught the first time the server is built.
+    pub fn new<A, R, F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        handler: F,
+    ) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        R: IntoToolResult,
+        F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R>> + Send + 'static,
+    {
+        let name = name.into();
+        let input = schema_of::<A>();
+        let handler = Arc::new(handler);
+        let erased: Arc<ToolFn> = Arc::new(move |args, cx| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let args: A = serde_json::from_value(Value::Object(args))
+                    .map_err(|e| Error::invalid_params(format!("invalid arguments: {e}")))?;
+                handler(args, cx).await?.into_tool_result()
+            })
+        });
+        let mut def = Self::from_parts(name.clone(), description.into(), &input, erased)
+            .unwrap_or_else(|e| panic!("tool `{name}`: {e}"));
+        if let Some(out) = R::output_schema() {
+            def = def
+                .output_schema(out)
+                .unwrap_or_else(|e| panic!("tool `{name}`: {e}"));
+        }
+        def
+    }
+
+    /// A tool with an untyped handler: it receives the arguments object after it was validated
+    /// against `input_schema`.
+    pub fn raw<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+        handler: F,
+    ) -> std::result::Result<Self, SchemaError>
+    where
+        F: Fn(Map<String, Value>, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult>> + Send + 'static,
+    {
+        let erased: Arc<ToolFn> = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
+        Self::from_parts(name.into(), description.into(), &input_schema, erased)
+    }
+
+    fn from_parts(
+        name: String,
+        description: String,
+        input: &Value,
+        handler: Arc<ToolFn>,
+    ) -> std::result::Result<Self, SchemaError> {
+        let compiled = Schema::compile(input)?;
+        let param_headers = param_headers(input)?;
+        let mut tool = Tool::new(name, input_schema(input)?);
+        if !description.is_empty() {
+            tool.description = Some(description);
+        }
+        Ok(Self {
+            tool,
+            handler,
+            input: Arc::new(compiled),
+            output: None,
+            param_headers,
+        })
+    }
+
+    /// Declares the schema of `structuredContent`; results are checked against it.
+    pub fn output_schema(mut self, schema: Value) -> std::result::Result<Self, SchemaError> {
+        let compiled = Schema::compile(&schema)?;
+        self.tool.output_schema = Some(output_schema(&schema)?);
+        self.output = Some(Arc::new(compiled));
+        Ok(self)
+    }
+
+    /// A display name.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// Behaviour hints (read-only, destructive, idempotent, open world).
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = Some(annotations);
+        self
+    }
+
+    /// Icons.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.tool.icons = Some(icons);
+        self
+    }
+
+    /// `_meta`.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.tool.meta = Some(meta);
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.tool.name
+    }
+
+    /// The tool as clients see it in `tools/list`.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn x_mcp_header_declarations() {
+        let found = param_headers(&json!({
+            "type": "object",
+            "properties": {
+                "region": { "type": "string", "x-mcp-header": "Region" },
+                "opts": { "type": "object", "properties": {
+                    "n": { "type": "integer", "x-mcp-header": "Count" }
+                } }
+            }
+        }))
+        .unwrap();
+        assert_eq!(found.len(), 2);
+        let count = found.iter().find(|h| h.name == "Count").unwrap();
+        assert_eq!(count.path, ["opts", "n"]);
+        assert_eq!(count.kind, ParamKind::Integer);
+        for bad in [
+            json!({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "A B"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "A"},
+                                  "b": {"type": "string", "x-mcp-header": "a"}}}),
+            json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
+        ] {
+            assert!(param_headers(&bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! Streamable HTTP: one endpoint (default `/mcp`) serving both protocol eras.
+//!
+//! - **Stateful era** (2024-11-05 … 2025-11-25): `initialize` starts a session whose id the
+//!   response carries in `Mcp-Session-Id`; later POSTs name it, GET opens the stream for
+//!   messages unrelated to any request (list changes), DELETE ends the session. Streams are
+//!   resumable with `Last-Event-ID`; a dropped connection does not cancel a request.
+//! - **2026-07-28**: every POST stands alone (no session); the `MCP-Protocol-Version`,
+//!   `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers must match the body (`400`, `-32020`
+//!   otherwise); an unknown method is `404`; closing the response stream cancels the request.
+//!   GET and DELETE are `405`.
+//!
+//! A request is answered with one JSON body unless something related to it (progress, a log
+//! message, a request to the client, a subscription's notifications) comes before its
+//! response; then the answer is an SSE stream carrying those messages and ending with the
+//! response.
+//!
+//! Every request is checked first against the `Host` and `Origin` allowlists of
+//! [`HttpOptions`] (`403 Forbidden`), which protect a local server from DNS rebinding.
+
+mod get;
+mod headers;
+mod options;
+mod post;
+mod reply;
+mod sessions;
+mod store;
+mod stream;
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
+use axum::response::Response;
+use axum::routing::any;
+use axum::serve::ListenerExt as _;
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::task::JoinHandle;
+
+use crate::Server;
+use options::Guard;
+
+pub use options::HttpOptions;
+pub use sessions::HttpSessions;
+pub use store::{EventStore, MemoryEventStore};
+
+/// What every request of one endpoint shares.
+struct Shared {
+    server: Server,
+    guard: Guard,
+    sessions: HttpSessions,
+    keep_alive: Option<Duration>,
+    /// The server serves at least one legacy (stateful) version.
+    stateful: bool,
+    cors: bool,
+}
+
+impl Server {
+    /// Serves streamable HTTP at `http://ADDR/mcp` with [`HttpOptions::default`] until
+    /// [`Server::shutdown`]: prints `MCP server listening on http://ADDR/mcp` to stderr, then
+    /// stops accepting connections at shutdown, lets requests in flight finish, and returns.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
+    /// server.serve_http(("127.0.0.1", 8080)).await
+    /// # }
+    /// ```
+    pub async fn serve_http(&self, addr: impl ToSocketAddrs) -> io::Result<()> {
+        let http = self.bind_http(addr, HttpOptions::default()).await?;
+        eprintln!("MCP server listening on {}", http.url());
+        http.wait().await
+    }
+
+    /// Binds `addr` and starts serving streamable HTTP in a background task; the returned
+    /// [`HttpServer`] tells the address (bind port 0 to get a free one) and waits for the end.
+    /// Serving stops at [`Server::shutdown`].
+    ///
+    /// Besides [`HttpOptions::allowed_hosts`], the literal address bound is an accepted
+    /// `Host` (unless it is `0.0.0.0` or `::`).
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
+    /// use std::time::Duration;
+    /// use mcp_server::HttpOptions;
+    ///
+    /// let mut options = HttpOptions::default();
+    /// options.session_idle_timeout = Duration::from_secs(5 * 60);
+    /// let http = server.bind_http("127.0.0.1:0", options).await?;
+    /// println!("serving {} ({} sessions)", http.url(), http.sessions().count());
+    /// http.wait().await // until server.shutdown()
+    /// # }
+    /// ```
+    pub async fn bind_http(
+        &self,
+        addr: impl ToSocketAddrs,
+        options: HttpOptions,
+    ) -> io::Result<HttpServer> {
+        let listener = TcpListener::bind(addr).await?;
+        let local_addr = listener.local_addr()?;
+        let path = normalized_path(&options.path);
+        let (router, sessions) = build(self, options, Some(local_addr));
+        let server = self.clone();
+        let closing = sessions.clone();
+        let task = tokio::spawn(async move {
+            let listener = listener.tap_io(|tcp| {
+                if let Err(e) = tcp.set_nodelay(true) {
+                    tracing::debug!("TCP_NODELAY could not be set: {e}");
+                }
+            });
+            let signal_sessions = closing.clone();
+            let served = axum::serve(listener, router)
+                .with_graceful_shutdown(async move {
+                    server.shutting_down().await;
+                    // Requests waiting on a client fail; the others run to completion.
+                    signal_sessions.input_closed_all();
+                })
+                .await;
+            closing.close_all();
+            served
+        });
+        Ok(HttpServer {
+            local_addr,
+            path,
+            sessions,
+            task,
+        })
+    }
+
+    /// The streamable HTTP endpoint as an [`axum::Router`], to merge into an application's
+    /// own router, and its sessions. The router serves `options.path`; call
+    /// [`Server::shutdown`] when the application stops, so that open streams end. (Setting
+    /// `TCP_NODELAY` on the accepted sockets, as [`Server::bind_http`] does, is the
+    /// application's part: `axum::serve::ListenerExt::tap_io`.)
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
+    /// let (mcp, _sessions) = server.http_router(mcp_server::HttpOptions::default());
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(mcp);
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// axum::serve(listener, app)
+    ///     .with_graceful_shutdown(async move { server.shutting_down().await })
+    ///     .await
+    /// # }
+    /// ```
+    pub fn http_router(&self, options: HttpOptions) -> (Router, HttpSessions) {
+        build(self, options, None)
+    }
+}
+
+fn normalized_path(path: &str) -> String {
+    if path.starts_with('/') {
+        path.to_owned()
+    } else {
+        format!("/{path}")
+    }
+}
+
+fn build(
+    server: &Server,
+    options: HttpOptions,
+    bound: Option<SocketAddr>,
+) -> (Router, HttpSessions) {
+    let mut guard = Guard::new(&options);
+    if let Some(addr) = bound {
+        guard.allow_bound(addr);
+    }
+    let sessions = HttpSessions::new(&options);
+    let stateful = server
+        .inner
+        .options
+        .protocol_versions
+        .iter()
+        .any(|v| mcp_schema::Era::of(v) == Some(mcp_schema::Era::Stateful));
+    let shared = Arc::new(Shared {
+        server: server.clone(),
+        guard,
+        sessions: sessions.clone(),
+        keep_alive: options.keep_alive,
+        stateful,
+        cors: options.cors,
+    });
+    let mut router = Router::new()
+        .route(&normalized_path(&options.path), any(endpoint))
+        .with_state(shared);
+    if options.cors {
+        router = router.layer(cors());
+    }
+    (router, sessions)
+}
+
+/// `MCP_ENABLE_CORS` semantics: any origin, the MCP methods and request headers, and
+/// `Mcp-Session-Id` readable by scripts (the `Origin` allowlist still applies).
+fn cors() -> tower_http::cors::CorsLayer {
+    use tower_http::cors::{AllowHeaders, Any, CorsLayer};
+    let name = HeaderName::from_static;
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
+        // Whatever request headers the preflight names: the MCP ones (Content-Type,
+        // Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name,
+        // Authorization) and a tool's `Mcp-Param-*`, which no fixed list can name.
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers([name("mcp-session-id")])
+}
+
+async fn endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Some(refused) = refuse_foreign(&shared, &parts) {
+        return refused;
+    }
+    match parts.method {
+        Method::POST => post::handle(&shared, parts, body).await,
+        Method::GET => get::get(&shared, &parts.headers).await,
+        Method::DELETE => get::delete(&shared, &parts.headers),
+        ref other => method_not_allowed(
+            &shared,
+            &format!("{other} is not served here: send MCP messages with POST"),
+        ),
+    }
+}
+
+/// DNS rebinding protection: `403` for a `Host` or an `Origin` not on the allowlists.
+fn refuse_foreign(shared: &Shared, parts: &Parts) -> Option<Response> {
+    let host = parts
+        .headers
+        .get(header::HOST)
+        .map(|h| h.to_str().unwrap_or("(not ASCII)"))
+        .or_else(|| parts.uri.authority().map(|a| a.as_str()));
+    match host {
+        Some(host) if shared.guard.host_allowed(host) => {}
+        Some(host) => {
+            return Some(reply::invalid(
+                StatusCode::FORBIDDEN,
+                None,
+                format!(
+                    "Forbidden: Host '{host}' is not allowed (DNS rebinding protection); a server \
+                     reachable under this name must list it in HttpOptions::allowed_hosts"
+                ),
+            ));
+        }
+        None => {
+            return Some(reply::invalid(
+                StatusCode::FORBIDDEN,
+                None,
+                "Forbidden: the request has no Host header",
+            ));
+        }
+    }
+    let origin = parts.headers.get(header::ORIGIN)?;
+    let origin = origin.to_str().unwrap_or("(not ASCII)");
+    if shared.guard.origin_allowed(origin) {
+        return None;
+    }
+    Some(reply::invalid(
+        StatusCode::FORBIDDEN,
+        None,
+        format!(
+            "Forbidden: Origin '{origin}' is not allowed (DNS rebinding protection); list the \
+             web app's origin in HttpOptions::allowed_origins"
+        ),
+    ))
+}
+
+/// `405` with the methods the endpoint serves.
+fn method_not_allowed(shared: &Shared, detail: &str) -> Response {
+    let mut response = reply::invalid(StatusCode::METHOD_NOT_ALLOWED, None, detail);
+    let allow = match (shared.stateful, shared.cors) {
+        (true, true) => "GET, POST, DELETE, OPTIONS",
+        (true, false) => "GET, POST, DELETE",
+        (false, true) => "POST, OPTIONS",
+        (false, false) => "POST",
+    };
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// A streamable HTTP endpoint serving in the background (see [`Server::bind_http`]).
+///
+/// Serving goes on when this value is dropped; it stops at [`Server::shutdown`].
+#[derive(Debug)]
+pub struct HttpServer {
+    local_addr: SocketAddr,
+    path: String,
+    sessions: HttpSessions,
+    task: JoinHandle<io::Result<()>>,
+}
+
+impl HttpServer {
+    /// The address the listener bound.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint's URL, `http://ADDR/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.local_addr, self.path)
+    }
+
+    /// The endpoint's stateful sessions.
+    pub fn sessions(&self) -> &HttpSessions {
+        &self.sessions
+    }
+
+    /// Waits until serving stopped: after [`Server::shutdown`], once requests in flight
+    /// finished and every session ended.
+    pub async fn wait(self) -> io::Result<()> {
+        self.task
+            .await
+            .map_err(|e| io::Error::other(format!("the HTTP server task failed: {e}")))?
+    }
+}

@@ -1,0 +1,141 @@
+//! Responses the transport writes itself: JSON bodies, JSON-RPC errors with their HTTP
+//! status, and the status a 2026-07-28 error response travels with.
+
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use mcp_jsonrpc::message::encode_error;
+use mcp_jsonrpc::{ErrorObject, Id, error_codes};
+use mcp_schema::error_codes as mcp_codes;
+
+/// A JSON body, written in one piece.
+pub(super) fn json(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// A JSON-RPC error response (`id: None` is `null`) with an HTTP status.
+pub(super) fn error(status: StatusCode, id: Option<&Id>, error: ErrorObject) -> Response {
+    let mut body = Vec::new();
+    encode_error(&mut body, id, &error);
+    json(status, body)
+}
+
+/// `-32600` with an HTTP status: what the transport answers when the HTTP exchange itself
+/// is wrong (a header, the session).
+pub(super) fn invalid(
+    status: StatusCode,
+    id: Option<&Id>,
+    detail: impl std::fmt::Display,
+) -> Response {
+    error(status, id, ErrorObject::invalid_request(detail))
+}
+
+/// A response without a body.
+pub(super) fn empty(status: StatusCode) -> Response {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response
+}
+
+/// The HTTP status of a 2026-07-28 response: `404` for an unknown method, `400` for a request
+/// the server refused as malformed (bad params or `_meta`, header mismatch, missing client
+/// capability, unsupported version), `200` otherwise.
+pub(super) fn stateless_status(response: &[u8]) -> StatusCode {
+    match error_code(response) {
+        Some(error_codes::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            error_codes::PARSE_ERROR
+            | error_codes::INVALID_REQUEST
+            | error_codes::INVALID_PARAMS
+            | mcp_codes::HEADER_MISMATCH
+            | mcp_codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | mcp_codes::UNSUPPORTED_PROTOCOL_VERSION,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// The error code of an encoded error response (as `encode_error` writes it:
+/// `{"jsonrpc":"2.0","id":…,"error":{"code":…`), read without parsing the rest; `None` for a
+/// result.
+pub(super) fn error_code(response: &[u8]) -> Option<i64> {
+    let rest = response.strip_prefix(b"{\"jsonrpc\":\"2.0\",\"id\":")?;
+    let rest = skip_id(rest)?;
+    let rest = rest.strip_prefix(b",\"error\":{\"code\":")?;
+    let end = rest
+        .iter()
+        .position(|b| !(b.is_ascii_digit() || *b == b'-'))?;
+    std::str::from_utf8(&rest[..end]).ok()?.parse().ok()
+}
+
+/// The bytes after a JSON id (a string, an integer or `null`).
+fn skip_id(bytes: &[u8]) -> Option<&[u8]> {
+    match bytes.first()? {
+        b'"' => {
+            let mut escaped = false;
+            for (i, b) in bytes.iter().enumerate().skip(1) {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => return Some(&bytes[i + 1..]),
+                    _ => {}
+                }
+            }
+            None
+        }
+        _ => {
+            let end = bytes
+                .iter()
+                .position(|b| !(b.is_ascii_alphanumeric() || *b == b'-'))?;
+            Some(&bytes[end..])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encoded(id: Option<Id>, code: i64) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode_error(&mut out, id.as_ref(), &ErrorObject::new(code, "x"));
+        out
+    }
+
+    #[test]
+    fn error_codes_are_found_without_parsing_results() {
+        assert_eq!(
+            error_code(&encoded(Some(Id::from(7)), -32601)),
+            Some(-32601)
+        );
+        assert_eq!(
+            error_code(&encoded(
+                Some(Id::from("a\\\",\"error\":{\"code\":1".to_owned())),
+                -32020
+            )),
+            Some(-32020)
+        );
+        assert_eq!(error_code(&encoded(None, -32700)), Some(-32700));
+        let result = br#"{"jsonrpc":"2.0","id":1,"result":{"x":1,"error":{"code":5}}}"#;
+        assert_eq!(error_code(result), None);
+        assert_eq!(stateless_status(result), StatusCode::OK);
+        assert_eq!(
+            stateless_status(&encoded(Some(Id::from(1)), -32601)),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            stateless_status(&encoded(Some(Id::from(1)), -32022)),
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(
+            stateless_status(&encoded(Some(Id::from(1)), -32603)),
+            StatusCode::OK
+        );
+    }
+}

@@ -1,0 +1,351 @@
+//! Server-Sent Events: how a request's messages become an SSE response, and the resumable
+//! streams of stateful sessions.
+//!
+//! A request answers with one JSON body when its response comes before anything else; the
+//! first related message (progress, a log, a request to the client) switches it to an SSE
+//! stream that carries the messages in order and ends with the response. Each event is one
+//! chunk of the response body, written as soon as it exists.
+//!
+//! In the stateful era a stream outlives its connection: every event is kept in the
+//! [`EventStore`] under an id `{stream}-{seq}` and written to whichever connection is attached
+//! (the POST that started it, or a GET resuming it with `Last-Event-ID`). In 2026-07-28 the
+//! stream *is* the request: events carry no ids and closing the connection cancels it.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::io::Write as _;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use tokio::sync::mpsc;
+
+use super::store::EventStore;
+use crate::Server;
+use crate::registry::BoxFuture;
+use crate::session::{BusyGuard, Session};
+
+/// Messages a handler may queue for its stream before it waits.
+pub(super) const OUTLET_CAPACITY: usize = 64;
+/// Events queued for one connection; a connection that falls this far behind is dropped (the
+/// client resumes with `Last-Event-ID` and loses nothing the store still holds).
+const SINK_CAPACITY: usize = 256;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One SSE event: an optional id and one encoded message as its data.
+pub(super) fn event(id: Option<(u64, u64)>, message: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(message.len() + 32);
+    if let Some((stream, seq)) = id {
+        let _ = writeln!(out, "id: {stream}-{seq}");
+    }
+    // Encoded messages are single-line JSON; should one ever hold a line break (insignificant
+    // whitespace), each line gets its own `data:` field and the client joins them again.
+    for line in message.split(|b| *b == b'\n' || *b == b'\r') {
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(line);
+        out.push(b'\n');
+    }
+    out.push(b'\n');
+    Bytes::from(out)
+}
+
+/// The priming event: an id and empty data, so that the client has a `Last-Event-ID` before
+/// the first message (2025-11-25).
+fn priming(stream: u64, seq: u64) -> Bytes {
+    Bytes::from(format!("id: {stream}-{seq}\ndata:\n\n"))
+}
+
+/// Parses a `Last-Event-ID` of ours: `{stream}-{seq}`.
+pub(super) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = id.trim().split_once('-')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+/// What a request produces, in order.
+pub(super) enum Item {
+    /// A message related to the request (progress, log, a request to the client).
+    Message(Vec<u8>),
+    /// The encoded response.
+    Response(Vec<u8>),
+    /// Nothing more (after the response, or the request was cancelled).
+    End,
+}
+
+/// A request in flight: its response future and the outlet its handler writes related
+/// messages to.
+pub(super) struct Exchange {
+    response: Option<BoxFuture<Option<Vec<u8>>>>,
+    outlet: mpsc::Receiver<Vec<u8>>,
+    outlet_open: bool,
+    finished: Option<Option<Vec<u8>>>,
+}
+
+impl Exchange {
+    pub(super) fn new(
+        response: BoxFuture<Option<Vec<u8>>>,
+        outlet: mpsc::Receiver<Vec<u8>>,
+    ) -> Self {
+        Self {
+            response: Some(response),
+            outlet,
+            outlet_open: true,
+            finished: None,
+        }
+    }
+
+    /// The next item: messages sent before the response come before it. Cancel-safe.
+    pub(super) async fn next(&mut self) -> Item {
+        loop {
+            let Some(response) = &mut self.response else {
+                if let Ok(m) = self.outlet.try_recv() {
+                    return Item::Message(m);
+                }
+                return match self.finished.take() {
+                    Some(Some(r)) => Item::Response(r),
+                    _ => Item::End,
+                };
+            };
+            tokio::select! {
+                biased;
+                m = self.outlet.recv(), if self.outlet_open => match m {
+                    Some(m) => return Item::Message(m),
+                    None => self.outlet_open = false,
+                },
+                out = response => {
+                    self.response = None;
+                    self.finished = Some(out);
+                }
+            }
+        }
+    }
+}
+
+/// A stream of a stateful session: its events are stored, and written to the connection
+/// attached at the moment (if any).
+pub(super) struct LiveStream {
+    session: Arc<str>,
+    pub(super) id: u64,
+    store: Arc<dyn EventStore>,
+    state: Mutex<StreamState>,
+}
+
+#[derive(Default)]
+struct StreamState {
+    last: u64,
+    sink: Option<mpsc::Sender<Bytes>>,
+    finished: bool,
+}
+
+impl LiveStream {
+    pub(super) fn new(session: Arc<str>, id: u64, store: Arc<dyn EventStore>) -> Arc<Self> {
+        Arc::new(Self {
+            session,
+            id,
+            store,
+            state: Mutex::default(),
+        })
+    }
+
+    /// Stores a message as the next event and writes it to the attached connection. A
+    /// connection that cannot take it (gone, or too far behind) is detached: its response
+    /// ends, and the client can resume.
+    pub(super) fn emit(&self, message: &[u8]) {
+        let mut state = lock(&self.state);
+        if state.finished {
+            return;
+        }
+        state.last += 1;
+        let seq = state.last;
+        self.store.append(&self.session, self.id, seq, message);
+        if let Some(sink) = &state.sink
+            && sink.try_send(event(Some((self.id, seq)), message)).is_err()
+        {
+            tracing::debug!(
+                stream = self.id,
+                "an SSE connection fell behind or closed; detached"
+            );
+            state.sink = None;
+        }
+    }
+
+    /// Attaches a new connection, replacing the previous one (whose response ends): first
+    /// the priming event if asked, then the kept events after `after` (when resuming), then
+    /// the live ones. A finished stream yields the replay and ends.
+    pub(super) fn attach(&self, after: Option<u64>, prime: bool) -> mpsc::Receiver<Bytes> {
+        let mut state = lock(&self.state);
+        let replay = after
+            .and_then(|after| self.store.replay(&self.session, self.id, after))
+            .unwrap_or_default();
+        let (tx, rx) = mpsc::channel(SINK_CAPACITY + replay.len() + 1);
+        if prime {
+            let _ = tx.try_send(priming(self.id, state.last));
+        }
+        if let (Some(after), Some((first, _))) = (after, replay.first())
+            && *first > after + 1
+        {
+            tracing::warn!(
+                stream = self.id,
+                missed = first - after - 1,
+                "resuming a stream whose oldest events were dropped from the event store"
+            );
+        }
+        for (seq, message) in &replay {
+            let _ = tx.try_send(event(Some((self.id, *seq)), message));
+        }
+        if !state.finished {
+            state.sink = Some(tx);
+        }
+        rx
+    }
+
+    /// No more events: the attached connection's response ends.
+    pub(super) fn finish(&self) {
+        let mut state = lock(&self.state);
+        state.finished = true;
+        state.sink = None;
+    }
+}
+
+/// The headers every SSE response carries.
+pub(super) fn sse_response(body: Body) -> Response {
+    let mut response = Response::new(body);
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Tells reverse proxies (nginx) not to buffer the stream.
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// An SSE response with no event (a request cancelled before it said anything).
+pub(super) fn empty_sse() -> Response {
+    let mut response = sse_response(Body::empty());
+    *response.status_mut() = StatusCode::OK;
+    response
+}
+
+const KEEP_ALIVE: &[u8] = b":\n\n";
+
+async fn sleep_or_never(d: Option<Duration>) {
+    match d {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The body of a stateful stream's connection: the chunks of `rx` until the stream finishes
+/// or detaches it. `stop_with` ends it when the server shuts down (the GET stream, which
+/// never finishes on its own). The session counts as busy while the body is alive.
+pub(super) fn stateful_body(
+    rx: mpsc::Receiver<Bytes>,
+    keep_alive: Option<Duration>,
+    busy: BusyGuard,
+    stop_with: Option<Server>,
+) -> Body {
+    struct Feed {
+        rx: mpsc::Receiver<Bytes>,
+        keep_alive: Option<Duration>,
+        _busy: BusyGuard,
+        stop_with: Option<Server>,
+    }
+    let feed = Feed {
+        rx,
+        keep_alive,
+        _busy: busy,
+        stop_with,
+    };
+    let stream = futures_util::stream::unfold(feed, |mut feed| async move {
+        let chunk = tokio::select! {
+            chunk = feed.rx.recv() => chunk?,
+            _ = sleep_or_never(feed.keep_alive) => Bytes::from_static(KEEP_ALIVE),
+            _ = async {
+                match &feed.stop_with {
+                    Some(server) => server.shutting_down().await,
+                    None => std::future::pending().await,
+                }
+            } => return None,
+        };
+        Some((Ok::<_, Infallible>(chunk), feed))
+    });
+    Body::from_stream(stream)
+}
+
+/// Ends a 2026-07-28 request's session when its response is dropped: a client that closes
+/// the stream cancels the request.
+pub(super) struct CloseOnDrop(pub(super) Arc<Session>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+/// The body of a 2026-07-28 streamed response: it drives the request itself, so that when the
+/// client goes away the body is dropped and the request cancelled.
+pub(super) fn stateless_body(
+    first: Vec<u8>,
+    exchange: Exchange,
+    close: CloseOnDrop,
+    keep_alive: Option<Duration>,
+) -> Body {
+    struct Drive {
+        pending: VecDeque<Vec<u8>>,
+        exchange: Exchange,
+        _close: CloseOnDrop,
+        keep_alive: Option<Duration>,
+        done: bool,
+    }
+    let drive = Drive {
+        pending: VecDeque::from([first]),
+        exchange,
+        _close: close,
+        keep_alive,
+        done: false,
+    };
+    let stream = futures_util::stream::unfold(drive, |mut drive| async move {
+        if let Some(m) = drive.pending.pop_front() {
+            return Some((Ok::<_, Infallible>(event(None, &m)), drive));
+        }
+        if drive.done {
+            return None;
+        }
+        let item = tokio::select! {
+            item = drive.exchange.next() => item,
+            _ = sleep_or_never(drive.keep_alive) => {
+                return Some((Ok(Bytes::from_static(KEEP_ALIVE)), drive));
+            }
+        };
+        match item {
+            Item::Message(m) => Some((Ok(event(None, &m)), drive)),
+            Item::Response(r) => {
+                drive.done = true;
+                Some((Ok(event(None, &r)), drive))
+            }
+            Item::End => None,
+        }
+    });
+    Body::from_stream(stream)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_and_ids() {
+        assert_eq!(&event(Some((3, 7)), b"{}")[..], b"id: 3-7\ndata: {}\n\n");
+        assert_eq!(&event(None, b"{\n}")[..], b"data: {\ndata: }\n\n");
+        assert_eq!(&priming(2, 0)[..], b"id: 2-0\ndata:\n\n");
+        assert_eq!(parse_event_id("12-34"), Some((12, 34)));
+        assert_eq!(parse_event_id("x-1"), None);
+        assert_eq!(parse_event_id("5"), None);
+    }
+}

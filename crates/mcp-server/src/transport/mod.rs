@@ -1,0 +1,5 @@
+//! Transports: they turn bytes into messages for a session and its answers back into bytes.
+
+#[cfg(feature = "http")]
+pub(crate) mod http;
+pub(crate) mod stdio;

@@ -1,0 +1,191 @@
+//! stdio: one JSON-RPC message per line on stdin and stdout; stdout carries nothing else.
+
+use std::io;
+
+use mcp_jsonrpc::framing::{LineEvent, LineReader};
+use mcp_jsonrpc::message::{Parsed, encode_error, parse};
+use mcp_jsonrpc::{ErrorObject, Message};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use crate::Server;
+use crate::session::{Outlet, Session};
+
+/// Messages queued for the writer before handlers wait (back-pressure on a slow reader).
+const OUTBOUND_QUEUE: usize = 1024;
+
+impl Server {
+    /// Serves one client on this process's stdin and stdout until stdin closes (or
+    /// [`Server::shutdown`]); then lets in-flight requests finish, flushes and returns.
+    ///
+    /// Log with `tracing` to stderr: anything else on stdout corrupts the protocol.
+    pub async fn serve_stdio(&self) -> io::Result<()> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one client on any byte stream pair (a pipe, a unix socket, a child's stdio),
+    /// exactly as [`Server::serve_stdio`] does.
+    pub async fn serve_io<R, W>(&self, mut read: R, write: W) -> io::Result<()>
+    where
+        R: AsyncRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (tx, rx) = mpsc::channel::<Vec<u8>>(OUTBOUND_QUEUE);
+        let writer = tokio::spawn(write_loop(write, rx));
+        let session = Session::new(self, None);
+        session.set_push(Some(tx.clone()));
+        let mut lines = LineReader::new(self.inner.options.max_message_bytes);
+        let mut tasks = JoinSet::new();
+        let mut read_error = None;
+        loop {
+            let event = tokio::select! {
+                event = lines.next(&mut read) => event,
+                _ = self.shutting_down() => break,
+                // Reap finished requests so the set stays small on long connections.
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
+            };
+            match event {
+                Ok(LineEvent::Line(range)) => {
+                    let line = lines.line(range);
+                    if line.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    on_frame(&session, line, &tx, &mut tasks);
+                }
+                Ok(LineEvent::Oversized(o)) => {
+                    let limit = self.inner.options.max_message_bytes;
+                    tracing::warn!(limit, "a message over the size limit was discarded");
+                    if o.is_request {
+                        let mut out = Vec::new();
+                        encode_error(
+                            &mut out,
+                            o.id.as_ref(),
+                            &ErrorObject::invalid_request(format!(
+                                "message too large: the limit is {limit} bytes"
+                            )),
+                        );
+                        let _ = tx.send(out).await;
+                    }
+                }
+                Ok(LineEvent::Eof) => break,
+                Err(e) => {
+                    read_error = Some(e);
+                    break;
+                }
+            }
+        }
+        session.input_closed();
+        while tasks.join_next().await.is_some() {}
+        session.close();
+        drop(tx);
+        writer
+            .await
+            .map_err(|e| io::Error::other(format!("the stdout writer failed: {e}")))??;
+        match read_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Handles one line: requests run concurrently, each answering when done.
+fn on_frame(session: &std::sync::Arc<Session>, line: &[u8], tx: &Outlet, tasks: &mut JoinSet<()>) {
+    match parse(line) {
+        Err(e) => {
+            let mut out = Vec::new();
+            encode_error(&mut out, None, &ErrorObject::parse_error(e));
+            send_now(tx, out);
+        }
+        Ok(Parsed::Single(Err(invalid))) => {
+            let mut out = Vec::new();
+            Message::Response(invalid.to_response()).encode(&mut out);
+            send_now(tx, out);
+        }
+        Ok(Parsed::Single(Ok(Message::Request(request)))) => {
+            let serve = session.begin_request(request, tx.clone());
+            let tx = tx.clone();
+            tasks.spawn(async move {
+                if let Some(out) = serve.await {
+                    let _ = tx.send(out).await;
+                }
+            });
+        }
+        // Notifications and responses are handled in order, at once.
+        Ok(Parsed::Single(Ok(other))) => session.receive(other),
+        Ok(Parsed::Batch(items)) => {
+            let session = session.clone();
+            let tx = tx.clone();
+            tasks.spawn(async move {
+                let answers = handle_batch(&session, items, &tx).await;
+                if !answers.is_empty() {
+                    let mut out = vec![b'['];
+                    for (i, a) in answers.iter().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        out.extend_from_slice(a);
+                    }
+                    out.push(b']');
+                    let _ = tx.send(out).await;
+                }
+            });
+        }
+    }
+}
+
+/// Serves a JSON-RPC batch (2025-03-26): every request concurrently, answers in one array.
+pub(crate) async fn handle_batch(
+    session: &std::sync::Arc<Session>,
+    items: Vec<Result<Message, mcp_jsonrpc::message::InvalidMessage>>,
+    related: &Outlet,
+) -> Vec<Vec<u8>> {
+    let mut set = JoinSet::new();
+    let mut answers = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        match item {
+            Ok(message) => {
+                let session = session.clone();
+                let related = related.clone();
+                set.spawn(async move { (i, session.handle(message, &related).await) });
+            }
+            Err(invalid) => {
+                let mut out = Vec::new();
+                Message::Response(invalid.to_response()).encode(&mut out);
+                answers.push((i, out));
+            }
+        }
+    }
+    while let Some(done) = set.join_next().await {
+        if let Ok((i, Some(out))) = done {
+            answers.push((i, out));
+        }
+    }
+    answers.sort_by_key(|(i, _)| *i);
+    answers.into_iter().map(|(_, a)| a).collect()
+}
+
+fn send_now(tx: &Outlet, out: Vec<u8>) {
+    if tx.try_send(out).is_err() {
+        tracing::warn!("the output queue is full; an error response was dropped");
+    }
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(
+    write: W,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+) -> io::Result<()> {
+    let mut out = BufWriter::with_capacity(64 * 1024, write);
+    while let Some(mut message) = rx.recv().await {
+        message.push(b'\n');
+        out.write_all(&message).await?;
+        // Coalesce what is already queued into one write, then flush.
+        while let Ok(mut more) = rx.try_recv() {
+            more.push(b'\n');
+            out.write_all(&more).await?;
+        }
+        out.flush().await?;
+    }
+    out.flush().await?;
+    out.shutdown().await.or(Ok(()))
+}

@@ -1,0 +1,135 @@
+//! The official TypeScript (1.32.2) and Python (2.3.0) SDK clients against the example
+//! server, over stdio and streamable HTTP: list and call tools, read a resource, get a prompt,
+//! receive progress, answer an elicitation. The Python client runs in both eras, and each run
+//! states which era ran.
+//!
+//! The clients are `crates/test-support/fixtures/{ts_client.cjs,py_client.py}`; each prints
+//! one JSON line summarising what it saw and exits non-zero when a step failed its check.
+//! Peers come from `scripts/install-peers.sh`; a missing peer fails the test with that hint.
+
+use std::path::PathBuf;
+use std::process::Output;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use mcp_test_support::{ServerProcess, fixture, free_port, node_command, peers_python};
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+fn example_server() -> &'static PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| mcp_test_support::build_examples("mcp-server", &[]).join("example_server"))
+}
+
+/// What the clients do against the example server, and what they must see.
+fn plan() -> String {
+    json!({
+        "expect_tools": ["echo", "add", "count", "greet"],
+        "calls": [
+            {"name": "echo", "arguments": {"message": "hello"}, "expect_text": "hello"},
+            {"name": "add", "arguments": {"a": 2, "b": 40}, "expect_text": "42"}
+        ],
+        "resource": {"uri": "demo://readme", "expect_text": "example server"},
+        "prompt": {"name": "greeting", "arguments": {"name": "Ada"}, "expect_text": "Ada"},
+        "progress": {"name": "count", "arguments": {"steps": 4}, "min_count": 3},
+        "elicitation": {
+            "name": "greet", "arguments": {},
+            "response": {"action": "accept", "content": {"name": "Grace"}},
+            "expect_text": "Hello, Grace!"
+        }
+    })
+    .to_string()
+}
+
+async fn start_http() -> ServerProcess {
+    let port = free_port();
+    let mut command = Command::new(example_server());
+    command
+        .args(["--http", &port.to_string()])
+        .kill_on_drop(true);
+    mcp_test_support::start_http_server(command, port, "example_server", "listening on http://")
+        .await
+}
+
+async fn run(mut command: Command) -> Value {
+    let output: Output = tokio::time::timeout(Duration::from_secs(120), command.output())
+        .await
+        .expect("the client finished within 120 s")
+        .expect("the client ran");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let summary: Value = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no JSON summary.\nstdout: {stdout}\nstderr: {stderr}"));
+    assert!(
+        output.status.success() && summary["ok"] == true,
+        "the client failed ({}): {summary:#}\nstderr: {stderr}",
+        output.status
+    );
+    summary
+}
+
+fn ts(transport: &[&str]) -> Command {
+    let mut command = node_command();
+    command
+        .arg(fixture("ts_client.cjs"))
+        .args(["--plan", &plan()])
+        .args(transport);
+    command
+}
+
+fn py(mode: &str, era: &str, transport: &[&str]) -> Command {
+    let mut command = Command::new(peers_python());
+    command
+        .arg(fixture("py_client.py"))
+        .args(["--plan", &plan(), "--mode", mode, "--expect-era", era])
+        .args(transport)
+        .kill_on_drop(true);
+    command
+}
+
+fn check(summary: &Value, version: &str) {
+    eprintln!("{summary}");
+    assert_eq!(summary["protocolVersion"], version, "{summary:#}");
+}
+
+#[tokio::test]
+async fn typescript_client_over_stdio() {
+    let server = example_server().to_str().unwrap().to_owned();
+    check(&run(ts(&["stdio", &server])).await, "2025-11-25");
+}
+
+#[tokio::test]
+async fn typescript_client_over_http() {
+    let http = start_http().await;
+    check(&run(ts(&["http", &http.url])).await, "2025-11-25");
+}
+
+#[tokio::test]
+async fn python_client_over_stdio_in_both_eras() {
+    let server = example_server().to_str().unwrap().to_owned();
+    // The SDK's default: server/discover first; our server answers it, so 2026-07-28 runs.
+    check(
+        &run(py("auto", "modern", &["stdio", &server])).await,
+        "2026-07-28",
+    );
+    check(
+        &run(py("legacy", "legacy", &["stdio", &server])).await,
+        "2025-11-25",
+    );
+}
+
+#[tokio::test]
+async fn python_client_over_http_in_both_eras() {
+    let http = start_http().await;
+    check(
+        &run(py("auto", "modern", &["http", &http.url])).await,
+        "2026-07-28",
+    );
+    check(
+        &run(py("legacy", "legacy", &["http", &http.url])).await,
+        "2025-11-25",
+    );
+}
