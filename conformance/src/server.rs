@@ -225,6 +225,15 @@ fn tools(b: mcp_server::ServerBuilder) -> mcp_server::ServerBuilder {
         },
     )
     .tool(
+        "test_reconnection",
+        "Lets the client poll: closes its SSE stream mid-call, then finishes",
+        |_: NoArguments, cx: RequestContext| async move {
+            cx.close_sse_stream(Duration::from_millis(100)).await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            Ok("Reconnection test completed")
+        },
+    )
+    .tool(
         "test_sampling",
         "Asks the client's model",
         |a: SamplingArgs, cx: RequestContext| async move {

@@ -201,6 +201,20 @@ impl RequestContext {
             .await;
     }
 
+    /// Lets the client poll instead of holding a connection open (streamable HTTP, sessions
+    /// of 2025-11-25 and later): the connection carrying this request's SSE stream ends with a
+    /// `retry` hint, the client reconnects with `Last-Event-ID`, and whatever the handler sent
+    /// meanwhile — its result included — waits in the event store. Does nothing on other
+    /// transports and versions.
+    pub async fn close_sse_stream(&self, retry: std::time::Duration) {
+        let inner = &self.inner;
+        if inner.session.id.is_none() || inner.version < ProtocolVersion::V2025_11_25 {
+            return;
+        }
+        let ms = u64::try_from(retry.as_millis()).unwrap_or(u64::MAX);
+        let _ = inner.outlet.send(crate::session::poll_signal(ms)).await;
+    }
+
     /// Asks the user for input through the client (`elicitation/create`).
     ///
     /// Stateful era: a request to the client, answered while the handler waits. 2026-07-28:

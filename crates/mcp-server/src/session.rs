@@ -390,6 +390,24 @@ async fn forward_changes(
     }
 }
 
+/// A control message on an outlet, never mistaken for a JSON-RPC message (those start with
+/// `{`): the handler lets the client poll — the transport ends the connection of the request's
+/// stream and asks the client to come back after `retry_ms` (streamable HTTP); other
+/// transports drop it.
+pub(crate) fn poll_signal(retry_ms: u64) -> Vec<u8> {
+    let mut out = vec![0];
+    out.extend_from_slice(&retry_ms.to_be_bytes());
+    out
+}
+
+/// The retry delay of a [`poll_signal`].
+pub(crate) fn as_poll_signal(message: &[u8]) -> Option<u64> {
+    match message {
+        [0, rest @ ..] => Some(u64::from_be_bytes(rest.try_into().ok()?)),
+        _ => None,
+    }
+}
+
 pub(crate) fn notification(method: &str, params: Option<&Value>) -> Vec<u8> {
     let mut out = Vec::new();
     encode_notification(&mut out, method, params).expect("a Value always serializes");

@@ -177,10 +177,16 @@ async fn write_loop<W: AsyncWrite + Unpin>(
 ) -> io::Result<()> {
     let mut out = BufWriter::with_capacity(64 * 1024, write);
     while let Some(mut message) = rx.recv().await {
+        if crate::session::as_poll_signal(&message).is_some() {
+            continue;
+        }
         message.push(b'\n');
         out.write_all(&message).await?;
         // Coalesce what is already queued into one write, then flush.
         while let Ok(mut more) = rx.try_recv() {
+            if crate::session::as_poll_signal(&more).is_some() {
+                continue;
+            }
             more.push(b'\n');
             out.write_all(&more).await?;
         }

@@ -323,15 +323,20 @@ async fn run(shared: &Arc<Shared>, hs: &Arc<HttpSession>, mut exchange: Exchange
                 let _ = first_tx.send(Start::Nothing);
                 return;
             }
-            Item::Message(m) => m,
+            Item::Message(m) => Ok(m),
+            Item::Poll(ms) => Err(ms),
         };
         let stream = hs.open_stream(&store);
         // If the client is already gone, the events are still stored for resumption.
         let _ = first_tx.send(Start::Sse(stream.attach(None, hs.primes())));
-        stream.emit(&first);
+        match first {
+            Ok(m) => stream.emit(&m),
+            Err(ms) => stream.detach(ms),
+        }
         loop {
             match exchange.next().await {
                 Item::Message(m) => stream.emit(&m),
+                Item::Poll(ms) => stream.detach(ms),
                 Item::Response(r) => {
                     stream.emit(&r);
                     break;
@@ -366,15 +371,19 @@ async fn serve_stateless(shared: &Arc<Shared>, request: Request) -> Response {
     let response: BoxFuture<Option<Vec<u8>>> = Box::pin(session.begin_request(request, tx));
     let close = CloseOnDrop(session);
     let mut exchange = Exchange::new(response, rx);
-    match exchange.next().await {
-        Item::Response(body) => reply::json(reply::stateless_status(&body), body),
-        Item::Message(first) => stream::sse_response(stream::stateless_body(
-            first,
-            exchange,
-            close,
-            shared.keep_alive,
-        )),
-        Item::End => stream::empty_sse(),
+    loop {
+        return match exchange.next().await {
+            Item::Response(body) => reply::json(reply::stateless_status(&body), body),
+            Item::Message(first) => stream::sse_response(stream::stateless_body(
+                first,
+                exchange,
+                close,
+                shared.keep_alive,
+            )),
+            // 2026-07-28 streams are not resumable: nothing to poll.
+            Item::Poll(_) => continue,
+            Item::End => stream::empty_sse(),
+        };
     }
 }
 

@@ -70,10 +70,19 @@ pub(super) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 pub(super) enum Item {
     /// A message related to the request (progress, log, a request to the client).
     Message(Vec<u8>),
+    /// The handler lets the client poll: end the connection, reconnect after this many ms.
+    Poll(u64),
     /// The encoded response.
     Response(Vec<u8>),
     /// Nothing more (after the response, or the request was cancelled).
     End,
+}
+
+fn item(message: Vec<u8>) -> Item {
+    match crate::session::as_poll_signal(&message) {
+        Some(ms) => Item::Poll(ms),
+        None => Item::Message(message),
+    }
 }
 
 /// A request in flight: its response future and the outlet its handler writes related
@@ -103,7 +112,7 @@ impl Exchange {
         loop {
             let Some(response) = &mut self.response else {
                 if let Ok(m) = self.outlet.try_recv() {
-                    return Item::Message(m);
+                    return item(m);
                 }
                 return match self.finished.take() {
                     Some(Some(r)) => Item::Response(r),
@@ -113,7 +122,7 @@ impl Exchange {
             tokio::select! {
                 biased;
                 m = self.outlet.recv(), if self.outlet_open => match m {
-                    Some(m) => return Item::Message(m),
+                    Some(m) => return item(m),
                     None => self.outlet_open = false,
                 },
                 out = response => {
@@ -201,6 +210,14 @@ impl LiveStream {
             state.sink = Some(tx);
         }
         rx
+    }
+
+    /// Ends the attached connection after telling the client to reconnect in `retry_ms`
+    /// (polling); events keep being stored for its `Last-Event-ID`.
+    pub(super) fn detach(&self, retry_ms: u64) {
+        if let Some(sink) = lock(&self.state).sink.take() {
+            let _ = sink.try_send(Bytes::from(format!("retry: {retry_ms}\n\n")));
+        }
     }
 
     /// No more events: the attached connection's response ends.
@@ -325,6 +342,8 @@ pub(super) fn stateless_body(
         };
         match item {
             Item::Message(m) => Some((Ok(event(None, &m)), drive)),
+            // 2026-07-28 streams are not resumable: nothing to poll.
+            Item::Poll(_) => Some((Ok(Bytes::from_static(KEEP_ALIVE)), drive)),
             Item::Response(r) => {
                 drive.done = true;
                 Some((Ok(event(None, &r)), drive))
