@@ -11,10 +11,10 @@
 //! Needs the peers (`scripts/install-peers.sh`); fails, never skips, when they are missing.
 
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
-use mcp_test_support::{conformance_bin, node_command};
+use mcp_test_support::run_conformance;
 use serde_json::Value;
 
 const CLIENT: &str = env!("CARGO_BIN_EXE_conformance-client");
@@ -51,19 +51,8 @@ fn baselined() -> Vec<String> {
     names
 }
 
-/// Runs the suite with `args` and returns its output.
 async fn conformance(args: &[&str]) -> Output {
-    let mut command = node_command();
-    command
-        .arg(conformance_bin())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    tokio::time::timeout(RUN_TIMEOUT, command.output())
-        .await
-        .unwrap_or_else(|_| panic!("conformance {args:?} did not finish within {RUN_TIMEOUT:?}"))
-        .unwrap_or_else(|e| panic!("cannot run node (is Node.js installed?): {e}"))
+    run_conformance(args, RUN_TIMEOUT).await
 }
 
 fn text(bytes: &[u8]) -> String {

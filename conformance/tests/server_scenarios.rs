@@ -11,10 +11,10 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::Duration;
 
-use mcp_test_support::{ServerProcess, conformance_bin, free_port, node_command};
+use mcp_test_support::{ServerProcess, free_port, run_conformance};
 use serde_json::Value;
 
 const SERVER: &str = env!("CARGO_BIN_EXE_conformance-server");
@@ -35,17 +35,7 @@ async fn start_server() -> ServerProcess {
 }
 
 async fn conformance(args: &[&str]) -> Output {
-    let mut command = node_command();
-    command
-        .arg(conformance_bin())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    tokio::time::timeout(RUN_TIMEOUT, command.output())
-        .await
-        .unwrap_or_else(|_| panic!("conformance {args:?} did not finish within {RUN_TIMEOUT:?}"))
-        .unwrap_or_else(|e| panic!("cannot run node (is Node.js installed?): {e}"))
+    run_conformance(args, RUN_TIMEOUT).await
 }
 
 fn text(bytes: &[u8]) -> String {

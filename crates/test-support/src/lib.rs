@@ -225,3 +225,19 @@ pub fn build_examples(package: &str, features: &[&str]) -> PathBuf {
     );
     profile_dir.join("examples")
 }
+
+/// Runs the conformance suite (`conformance <args>`) to completion within `limit` and returns
+/// its output; panics with a hint when Node.js is missing or the run takes too long.
+pub async fn run_conformance(args: &[&str], limit: Duration) -> std::process::Output {
+    let mut command = node_command();
+    command
+        .arg(conformance_bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    tokio::time::timeout(limit, command.output())
+        .await
+        .unwrap_or_else(|_| panic!("conformance {args:?} did not finish within {limit:?}"))
+        .unwrap_or_else(|e| panic!("cannot run node (is Node.js installed?): {e}"))
+}

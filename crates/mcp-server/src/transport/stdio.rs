@@ -117,29 +117,22 @@ fn on_frame(session: &std::sync::Arc<Session>, line: &[u8], tx: &Outlet, tasks: 
             let session = session.clone();
             let tx = tx.clone();
             tasks.spawn(async move {
-                let answers = handle_batch(&session, items, &tx).await;
-                if !answers.is_empty() {
-                    let mut out = vec![b'['];
-                    for (i, a) in answers.iter().enumerate() {
-                        if i > 0 {
-                            out.push(b',');
-                        }
-                        out.extend_from_slice(a);
-                    }
-                    out.push(b']');
-                    let _ = tx.send(out).await;
+                if let Some(answers) = handle_batch(&session, items, &tx).await {
+                    let _ = tx.send(answers).await;
                 }
             });
         }
     }
 }
 
-/// Serves a JSON-RPC batch (2025-03-26): every request concurrently, answers in one array.
+/// Serves a JSON-RPC batch (2025-03-26): every request concurrently; the answers as one
+/// encoded array, in the order of the batch (`None` when nothing is answered: only
+/// notifications and responses).
 pub(crate) async fn handle_batch(
     session: &std::sync::Arc<Session>,
     items: Vec<Result<Message, mcp_jsonrpc::message::InvalidMessage>>,
     related: &Outlet,
-) -> Vec<Vec<u8>> {
+) -> Option<Vec<u8>> {
     let mut set = JoinSet::new();
     let mut answers = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
@@ -161,8 +154,19 @@ pub(crate) async fn handle_batch(
             answers.push((i, out));
         }
     }
+    if answers.is_empty() {
+        return None;
+    }
     answers.sort_by_key(|(i, _)| *i);
-    answers.into_iter().map(|(_, a)| a).collect()
+    let mut out = vec![b'['];
+    for (n, (_, answer)) in answers.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(answer);
+    }
+    out.push(b']');
+    Some(out)
 }
 
 fn send_now(tx: &Outlet, out: Vec<u8>) {

@@ -446,18 +446,7 @@ async fn batch(
     let response: BoxFuture<Option<Vec<u8>>> = Box::pin(async move {
         let answers = crate::transport::stdio::handle_batch(&session, items, &tx).await;
         drop(tx);
-        if answers.is_empty() {
-            return None;
-        }
-        let mut out = vec![b'['];
-        for (i, a) in answers.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(a);
-        }
-        out.push(b']');
-        Some(out)
+        answers
     });
     let start = run(shared, &hs, Exchange::new(response, rx)).await;
     answer(shared, &hs, start)
