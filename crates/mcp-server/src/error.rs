@@ -91,6 +91,20 @@ impl Error {
         matches!(self.kind, ErrorKind::Cancelled)
     }
 
+    /// The JSON-RPC error code this error is answered with outside a tool (`0` for the
+    /// input-required signal, which is not an error on the wire).
+    pub fn code(&self) -> i64 {
+        match &self.kind {
+            ErrorKind::Message(_) | ErrorKind::Cancelled => {
+                mcp_jsonrpc::error_codes::INTERNAL_ERROR
+            }
+            ErrorKind::InvalidParams(_) => mcp_jsonrpc::error_codes::INVALID_PARAMS,
+            ErrorKind::ResourceNotFound(_) => mcp_schema::error_codes::RESOURCE_NOT_FOUND,
+            ErrorKind::Rpc(e) => e.code,
+            ErrorKind::InputRequired => 0,
+        }
+    }
+
     /// Fixes the error code of era-dependent errors (resource not found).
     pub(crate) fn resolve(self, era: Era) -> Self {
         match self.kind {

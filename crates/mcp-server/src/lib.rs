@@ -9,6 +9,7 @@
 mod context;
 mod dispatch;
 mod error;
+pub mod middleware;
 mod registry;
 mod server;
 mod session;

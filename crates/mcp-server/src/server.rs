@@ -12,6 +12,7 @@ use tokio::sync::{broadcast, watch};
 
 use crate::context::RequestContext;
 use crate::error::Result;
+use crate::middleware::{Metrics, MetricsLayer, Middleware};
 use crate::registry::prompt::PromptDef;
 use crate::registry::resource::{ResourceDef, ResourceTemplateDef};
 use crate::registry::tool::{IntoToolResult, ToolDef};
@@ -70,6 +71,8 @@ pub(crate) struct Inner {
     pub(crate) registry: Registry,
     pub(crate) options: ServerOptions,
     pub(crate) signer: Signer,
+    pub(crate) middleware: Vec<Arc<dyn Middleware>>,
+    pub(crate) metrics: Option<Metrics>,
     changes: broadcast::Sender<Change>,
     shutdown: watch::Sender<bool>,
 }
@@ -91,6 +94,8 @@ pub struct ServerBuilder {
     registry: Registry,
     options: ServerOptions,
     key: Option<[u8; 32]>,
+    middleware: Vec<Arc<dyn Middleware>>,
+    metrics: bool,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -124,6 +129,21 @@ impl ServerBuilder {
     /// behind a load balancer must share one.
     pub fn signing_key(mut self, key: [u8; 32]) -> Self {
         self.key = Some(key);
+        self
+    }
+
+    /// Adds a middleware around every request (the first added is the outermost); see
+    /// [`middleware`](crate::middleware).
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Records request metrics ([`Metrics`]: counts, durations, errors, sessions, connections,
+    /// queue length), served by the HTTP transport at `GET /metrics` and readable with
+    /// [`Server::metrics`].
+    pub fn metrics(mut self) -> Self {
+        self.metrics = true;
         self
     }
 
@@ -173,6 +193,11 @@ impl ServerBuilder {
 
     /// The server.
     pub fn build(self) -> Server {
+        let metrics = self.metrics.then(Metrics::new);
+        let mut middleware = self.middleware;
+        if let Some(m) = &metrics {
+            middleware.insert(0, Arc::new(MetricsLayer(m.clone())));
+        }
         let (changes, _) = broadcast::channel(256);
         let (shutdown, _) = watch::channel(false);
         Server {
@@ -182,6 +207,8 @@ impl ServerBuilder {
                 registry: self.registry,
                 options: self.options,
                 signer: self.key.map_or_else(Signer::random, Signer::with_key),
+                middleware,
+                metrics,
                 changes,
                 shutdown,
             }),
@@ -198,12 +225,19 @@ impl Server {
             registry: Registry::default(),
             options: ServerOptions::default(),
             key: None,
+            middleware: Vec::new(),
+            metrics: false,
         }
     }
 
     /// The server's name and version.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
+    }
+
+    /// The metrics, when switched on with [`ServerBuilder::metrics`].
+    pub fn metrics(&self) -> Option<&Metrics> {
+        self.inner.metrics.as_ref()
     }
 
     /// The options.

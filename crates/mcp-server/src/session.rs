@@ -62,11 +62,25 @@ pub(crate) struct Session {
 /// The task forwarding registry changes to the push outlet (it owns the outlet).
 struct Push {
     forwarder: AbortHandle,
+    metrics: Option<crate::middleware::Metrics>,
 }
 
 impl Drop for Push {
     fn drop(&mut self) {
         self.forwarder.abort();
+        if let Some(m) = &self.metrics {
+            m.gauge("mcp_active_connections", -1.0);
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if !self.stateless
+            && let Some(m) = self.server.metrics()
+        {
+            m.gauge("mcp_active_sessions", -1.0);
+        }
     }
 }
 
@@ -96,6 +110,9 @@ impl Session {
     }
 
     fn create(server: &Server, id: Option<Arc<str>>, stateless: bool) -> Arc<Self> {
+        if !stateless && let Some(m) = server.metrics() {
+            m.gauge("mcp_active_sessions", 1.0);
+        }
         Arc::new(Self {
             server: server.clone(),
             id,
@@ -146,8 +163,13 @@ impl Session {
             // missed (the task may first run later).
             let changes = self.server.subscribe_changes();
             let forwarder = tokio::spawn(forward_changes(Arc::downgrade(self), outlet, changes));
+            let metrics = self.server.metrics().cloned();
+            if let Some(m) = &metrics {
+                m.gauge("mcp_active_connections", 1.0);
+            }
             Push {
                 forwarder: forwarder.abort_handle(),
+                metrics,
             }
         });
         *lock(&self.push) = push;

@@ -181,7 +181,7 @@ async fn serve(
         round,
     );
     let call = Call { cx, method, params };
-    let result = route(&call).await;
+    let result = crate::middleware::run(&server.inner.middleware, &call).await;
     let stateless = !version.is_stateful();
     let result = if input {
         round_trip::finish(server, &call, result)
@@ -275,7 +275,8 @@ fn stateless_envelope(
     Ok((version, caps, info, level))
 }
 
-async fn route(call: &Call<'_>) -> Result<Value, Error> {
+/// The handler of a request: the end of the middleware chain.
+pub(crate) async fn route(call: &Call<'_>) -> Result<Value, Error> {
     let stateful = call.cx.inner.version.is_stateful();
     match (call.method, stateful) {
         ("initialize", true) => lifecycle::initialize(call),

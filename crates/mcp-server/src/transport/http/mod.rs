@@ -186,6 +186,7 @@ fn build(
     });
     let mut router = Router::new()
         .route(&normalized_path(&options.path), any(endpoint))
+        .route("/metrics", axum::routing::get(metrics))
         .with_state(shared);
     if options.cors {
         router = router.layer(cors());
@@ -220,6 +221,30 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Req
         ref other => method_not_allowed(
             &shared,
             &format!("{other} is not served here: send MCP messages with POST"),
+        ),
+    }
+}
+
+/// `GET /metrics`: the server's metrics in Prometheus text format; `404` when they are off
+/// ([`ServerBuilder::metrics`](crate::ServerBuilder::metrics)).
+async fn metrics(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
+    let (parts, _) = request.into_parts();
+    if let Some(refused) = refuse_foreign(&shared, &parts) {
+        return refused;
+    }
+    match shared.server.metrics() {
+        Some(m) => {
+            let mut response = Response::new(axum::body::Body::from(m.render()));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+            );
+            response
+        }
+        None => reply::invalid(
+            StatusCode::NOT_FOUND,
+            None,
+            "metrics are off: build the server with ServerBuilder::metrics()",
         ),
     }
 }

@@ -352,7 +352,7 @@ async fn run(shared: &Arc<Shared>, hs: &Arc<HttpSession>, mut exchange: Exchange
 /// The HTTP response of a stateful request.
 fn answer(shared: &Shared, hs: &Arc<HttpSession>, start: Start) -> Response {
     match start {
-        Start::Json(body) => reply::json(StatusCode::OK, body),
+        Start::Json(body) => reply::answered(body, false),
         Start::Sse(rx) => stream::sse_response(stream::stateful_body(
             rx,
             shared.keep_alive,
@@ -373,7 +373,7 @@ async fn serve_stateless(shared: &Arc<Shared>, request: Request) -> Response {
     let mut exchange = Exchange::new(response, rx);
     loop {
         return match exchange.next().await {
-            Item::Response(body) => reply::json(reply::stateless_status(&body), body),
+            Item::Response(body) => reply::answered(body, true),
             Item::Message(first) => stream::sse_response(stream::stateless_body(
                 first,
                 exchange,

@@ -61,6 +61,39 @@ pub(super) fn stateless_status(response: &[u8]) -> StatusCode {
     }
 }
 
+/// A response body of a handled request, with the HTTP status its outcome asks for: a
+/// refusal by the rate limit or the concurrency limit is `429` / `503` with `Retry-After` (in
+/// any era); in 2026-07-28 the statuses of [`stateless_status`] apply; otherwise `200`.
+pub(super) fn answered(body: Vec<u8>, stateless: bool) -> Response {
+    let code = error_code(&body);
+    let status = match code {
+        Some(crate::middleware::codes::RATE_LIMITED) => StatusCode::TOO_MANY_REQUESTS,
+        Some(crate::middleware::codes::OVERLOADED) => StatusCode::SERVICE_UNAVAILABLE,
+        _ if stateless => stateless_status(&body),
+        _ => StatusCode::OK,
+    };
+    let retry_after = matches!(
+        status,
+        StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
+    )
+    .then(|| retry_after_secs(&body))
+    .flatten();
+    let mut response = json(status, body);
+    if let Some(secs) = retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+    }
+    response
+}
+
+/// `error.data.retryAfterMs` of an error response, in whole seconds rounded up (at least 1).
+fn retry_after_secs(body: &[u8]) -> Option<u64> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let ms = value["error"]["data"]["retryAfterMs"].as_u64()?;
+    Some(ms.div_ceil(1000).max(1))
+}
+
 /// The error code of an encoded error response (as `encode_error` writes it:
 /// `{"jsonrpc":"2.0","id":…,"error":{"code":…`), read without parsing the rest; `None` for a
 /// result.
