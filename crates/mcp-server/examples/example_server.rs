@@ -128,7 +128,10 @@ async fn main() -> std::io::Result<()> {
         [] => server().serve_stdio().await,
         [flag, port] if flag == "--http" => {
             let port: u16 = port.parse().map_err(std::io::Error::other)?;
-            server().serve_http(("127.0.0.1", port)).await
+            let server = server();
+            // SIGINT/SIGTERM: requests in flight finish, then the process exits 0.
+            server.shutdown_on_signals()?;
+            server.serve_http(("127.0.0.1", port)).await
         }
         _ => {
             eprintln!("usage: example_server [--http PORT]");

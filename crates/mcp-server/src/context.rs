@@ -118,6 +118,12 @@ impl RequestContext {
         self.inner.session.id.as_deref()
     }
 
+    /// Who the client authenticated as (HTTP and WebSocket with an authenticator), with the
+    /// granted scopes.
+    pub fn principal(&self) -> Option<&crate::auth::Principal> {
+        self.inner.session.principal()
+    }
+
     /// What the client declared it can do.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         &self.inner.client_capabilities

@@ -6,18 +6,26 @@
 //! (2026-07-28, `server/discover`) on the same endpoint.
 #![doc = include_str!("../README.md")]
 
+pub mod auth;
+#[cfg(feature = "config")]
+mod config;
 mod context;
 mod dispatch;
 mod error;
 pub mod middleware;
+#[cfg(feature = "http")]
+mod ops;
 mod registry;
 mod server;
 mod session;
+mod signals;
 mod signing;
 mod transport;
 pub mod uri_template;
 mod validate;
 
+#[cfg(feature = "config")]
+pub use config::{AuthConfig, ConfigError, ENV_VARS, OAuthConfig, ServerConfig};
 pub use context::RequestContext;
 pub use error::{Error, Result};
 pub use registry::BoxFuture;
@@ -27,7 +35,11 @@ pub use registry::resource::{IntoContents, ResourceDef, ResourceTemplateDef};
 pub use registry::tool::{IntoToolResult, Json, NoArguments, ToolDef, schema_of};
 pub use server::{Server, ServerBuilder, ServerOptions};
 #[cfg(feature = "http")]
-pub use transport::http::{EventStore, HttpOptions, HttpServer, HttpSessions, MemoryEventStore};
+pub use transport::http::TlsConfig;
+#[cfg(feature = "http")]
+pub use transport::http::{
+    EventStore, HttpOptions, HttpServer, HttpSessions, MemoryEventStore, ProtectedResourceMetadata,
+};
 pub use validate::SchemaError;
 
 /// The protocol types (`mcp-schema`), re-exported so servers need one dependency.

@@ -373,7 +373,9 @@ impl Server {
     /// final result, listeners stop accepting, and `serve_*` return once in-flight requests
     /// finished.
     pub fn shutdown(&self) {
-        let _ = self.inner.shutdown.send(true);
+        // `send_replace`: the flag must stick even when nobody is waiting yet (`send` would
+        // drop it without receivers).
+        self.inner.shutdown.send_replace(true);
     }
 
     /// Completes when [`Server::shutdown`] was called.

@@ -57,6 +57,8 @@ pub(crate) struct Session {
     /// Set when the client can send nothing more (stdin closed, session deleted): open
     /// subscriptions end and requests waiting on the client fail.
     ending: watch::Sender<bool>,
+    /// Who the client authenticated as (the first authenticated request sets it).
+    principal: std::sync::OnceLock<crate::auth::Principal>,
 }
 
 /// The task forwarding registry changes to the push outlet (it owns the outlet).
@@ -126,6 +128,7 @@ impl Session {
             last_active: Mutex::new(Instant::now()),
             busy: AtomicUsize::new(0),
             ending: watch::channel(false).0,
+            principal: std::sync::OnceLock::new(),
         })
     }
 
@@ -135,6 +138,17 @@ impl Session {
 
     pub(crate) fn update(&self, f: impl FnOnce(&mut Negotiated)) {
         f(&mut lock(&self.negotiated));
+    }
+
+    /// Binds the session to `principal`; false when it already belongs to another subject.
+    pub(crate) fn bind_principal(&self, principal: crate::auth::Principal) -> bool {
+        let bound = self.principal.get_or_init(|| principal.clone());
+        bound.subject == principal.subject
+    }
+
+    /// The principal the session belongs to.
+    pub(crate) fn principal(&self) -> Option<&crate::auth::Principal> {
+        self.principal.get()
     }
 
     pub(crate) fn touch(&self) {

@@ -48,7 +48,11 @@ impl Metrics {
             recorder: Arc::new(recorder),
         };
         // The gauges exist from the start, so a scrape never misses them.
-        for gauge in ["mcp_active_sessions", "mcp_active_connections", "mcp_queue_length"] {
+        for gauge in [
+            "mcp_active_sessions",
+            "mcp_active_connections",
+            "mcp_queue_length",
+        ] {
             metrics.set_gauge(gauge, 0.0);
         }
         metrics

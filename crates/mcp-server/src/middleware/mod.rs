@@ -47,6 +47,9 @@ pub mod codes {
     /// The server is at its concurrency limit and its queue is full. HTTP answers
     /// `503 Service Unavailable` with `Retry-After`.
     pub const OVERLOADED: i64 = -32012;
+    /// The principal lacks a scope the request needs (`data.requiredScopes`). HTTP answers
+    /// `403 Forbidden` with `WWW-Authenticate: Bearer error="insufficient_scope"`.
+    pub const FORBIDDEN: i64 = -32013;
 }
 
 /// One link of the chain.
@@ -88,10 +91,13 @@ impl<'a> Request<'a> {
         &self.call.cx
     }
 
-    /// Who is asking, for per-client limits: the session id when there is one, otherwise the
-    /// client's declared name (2026-07-28 `clientInfo`), otherwise `anonymous`.
+    /// Who is asking, for per-client limits: the authenticated principal, else the session
+    /// id when there is one, otherwise the client's declared name (2026-07-28 `clientInfo`), otherwise `anonymous`.
     pub fn client_key(&self) -> String {
         let cx = &self.call.cx;
+        if let Some(principal) = cx.principal() {
+            return format!("principal:{}", principal.subject);
+        }
         if let Some(id) = cx.session_id() {
             return format!("session:{id}");
         }

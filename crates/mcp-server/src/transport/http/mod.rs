@@ -17,6 +17,7 @@
 //! Every request is checked first against the `Host` and `Origin` allowlists of
 //! [`HttpOptions`] (`403 Forbidden`), which protect a local server from DNS rebinding.
 
+mod auth;
 mod get;
 mod headers;
 mod options;
@@ -25,6 +26,8 @@ mod reply;
 mod sessions;
 mod store;
 mod stream;
+mod tls;
+mod ws;
 
 use std::io;
 use std::net::SocketAddr;
@@ -36,16 +39,17 @@ use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
 use axum::response::Response;
 use axum::routing::any;
-use axum::serve::ListenerExt as _;
-use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::net::ToSocketAddrs;
 use tokio::task::JoinHandle;
 
 use crate::Server;
 use options::Guard;
 
+pub use auth::ProtectedResourceMetadata;
 pub use options::HttpOptions;
 pub use sessions::HttpSessions;
 pub use store::{EventStore, MemoryEventStore};
+pub use tls::TlsConfig;
 
 /// What every request of one endpoint shares.
 struct Shared {
@@ -56,6 +60,22 @@ struct Shared {
     /// The server serves at least one legacy (stateful) version.
     stateful: bool,
     cors: bool,
+    /// Authenticates every request when set.
+    auth: Option<Arc<dyn crate::auth::Authenticator>>,
+    /// The URL of the protected-resource metadata, for `WWW-Authenticate` challenges.
+    metadata_url: Option<String>,
+}
+
+tokio::task_local! {
+    /// The principal of the HTTP request being handled (set around the handling of each
+    /// request when an authenticator is configured), so that the code binding sessions reads
+    /// it without threading it through every call.
+    static PRINCIPAL: Option<crate::auth::Principal>;
+}
+
+/// The principal of the request this task handles.
+pub(super) fn current_principal() -> Option<crate::auth::Principal> {
+    PRINCIPAL.try_with(Clone::clone).ok().flatten()
 }
 
 impl Server {
@@ -76,7 +96,9 @@ impl Server {
 
     /// Binds `addr` and starts serving streamable HTTP in a background task; the returned
     /// [`HttpServer`] tells the address (bind port 0 to get a free one) and waits for the end.
-    /// Serving stops at [`Server::shutdown`].
+    /// Serving stops at [`Server::shutdown`]; requests in flight then get
+    /// [`HttpOptions::shutdown_grace`] to finish. With [`HttpOptions::tls`] (feature `tls`) it
+    /// serves HTTPS, and the certificate files are read before anything is bound.
     ///
     /// Besides [`HttpOptions::allowed_hosts`], the literal address bound is an accepted
     /// `Host` (unless it is `0.0.0.0` or `::`).
@@ -98,31 +120,30 @@ impl Server {
         addr: impl ToSocketAddrs,
         options: HttpOptions,
     ) -> io::Result<HttpServer> {
-        let listener = TcpListener::bind(addr).await?;
+        let listener = tls::Listener::bind(addr, options.tls.as_ref()).await?;
         let local_addr = listener.local_addr()?;
+        let scheme = listener.scheme();
+        let grace = options.shutdown_grace;
         let path = normalized_path(&options.path);
         let (router, sessions) = build(self, options, Some(local_addr));
         let server = self.clone();
         let closing = sessions.clone();
         let task = tokio::spawn(async move {
-            let listener = listener.tap_io(|tcp| {
-                if let Err(e) = tcp.set_nodelay(true) {
-                    tracing::debug!("TCP_NODELAY could not be set: {e}");
-                }
-            });
+            // The listener sets TCP_NODELAY on every socket it accepts (and does TLS).
             let signal_sessions = closing.clone();
-            let served = axum::serve(listener, router)
-                .with_graceful_shutdown(async move {
-                    server.shutting_down().await;
-                    // Requests waiting on a client fail; the others run to completion.
-                    signal_sessions.input_closed_all();
-                })
-                .await;
+            let graceful = server.clone();
+            let serving = axum::serve(listener, router).with_graceful_shutdown(async move {
+                server.shutting_down().await;
+                // Requests waiting on a client fail; the others run to completion.
+                signal_sessions.input_closed_all();
+            });
+            let served = crate::signals::within_grace(&graceful, grace, serving).await;
             closing.close_all();
             served
         });
         Ok(HttpServer {
             local_addr,
+            scheme,
             path,
             sessions,
             task,
@@ -139,7 +160,7 @@ impl Server {
     /// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
     /// let (mcp, _sessions) = server.http_router(mcp_server::HttpOptions::default());
     /// let app = axum::Router::new()
-    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .route("/version", axum::routing::get(|| async { "1.0.0" }))
     ///     .merge(mcp);
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
     /// axum::serve(listener, app)
@@ -183,10 +204,18 @@ fn build(
         keep_alive: options.keep_alive,
         stateful,
         cors: options.cors,
+        auth: options.auth.clone(),
+        metadata_url: options.resource_metadata.as_ref().map(|m| m.document_url()),
     });
     let mut router = Router::new()
         .route(&normalized_path(&options.path), any(endpoint))
         .route("/metrics", axum::routing::get(metrics))
+        .merge(metadata_routes(&options))
+        .merge(ws::routes(&options))
+        .merge(crate::ops::routes(server, &sessions, &options, {
+            let shared = shared.clone();
+            move |parts: &Parts| refuse_foreign(&shared, parts)
+        }))
         .with_state(shared);
     if options.cors {
         router = router.layer(cors());
@@ -214,15 +243,45 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Req
     if let Some(refused) = refuse_foreign(&shared, &parts) {
         return refused;
     }
-    match parts.method {
-        Method::POST => post::handle(&shared, parts, body).await,
-        Method::GET => get::get(&shared, &parts.headers).await,
-        Method::DELETE => get::delete(&shared, &parts.headers),
-        ref other => method_not_allowed(
-            &shared,
-            &format!("{other} is not served here: send MCP messages with POST"),
-        ),
+    let principal = match &shared.auth {
+        None => None,
+        Some(auth) => match auth.authenticate(&parts.headers).await {
+            Ok(principal) => Some(principal),
+            Err(e) => return auth::unauthorized(shared.metadata_url.as_deref(), &e),
+        },
+    };
+    PRINCIPAL
+        .scope(principal, async move {
+            match parts.method {
+                Method::POST => post::handle(&shared, parts, body).await,
+                Method::GET => get::get(&shared, &parts.headers).await,
+                Method::DELETE => get::delete(&shared, &parts.headers),
+                ref other => method_not_allowed(
+                    &shared,
+                    &format!("{other} is not served here: send MCP messages with POST"),
+                ),
+            }
+        })
+        .await
+}
+
+/// `GET /.well-known/oauth-protected-resource[/<path>]`: the RFC 9728 document, when set.
+fn metadata_routes(options: &HttpOptions) -> Router<Arc<Shared>> {
+    let Some(metadata) = &options.resource_metadata else {
+        return Router::new();
+    };
+    let body = serde_json::to_vec(metadata).unwrap_or_default();
+    let serve = move || {
+        let body = body.clone();
+        async move { reply::json(StatusCode::OK, body) }
+    };
+    let base = "/.well-known/oauth-protected-resource";
+    let mut router = Router::new().route(base, axum::routing::get(serve.clone()));
+    let path = normalized_path(&options.path);
+    if path != "/" {
+        router = router.route(&format!("{base}{path}"), axum::routing::get(serve));
     }
+    router
 }
 
 /// `GET /metrics`: the server's metrics in Prometheus text format; `404` when they are off
@@ -312,6 +371,8 @@ fn method_not_allowed(shared: &Shared, detail: &str) -> Response {
 #[derive(Debug)]
 pub struct HttpServer {
     local_addr: SocketAddr,
+    /// `http`, or `https` with TLS.
+    scheme: &'static str,
     path: String,
     sessions: HttpSessions,
     task: JoinHandle<io::Result<()>>,
@@ -323,9 +384,9 @@ impl HttpServer {
         self.local_addr
     }
 
-    /// The endpoint's URL, `http://ADDR/mcp`.
+    /// The endpoint's URL, `http://ADDR/mcp` (`https://` with TLS).
     pub fn url(&self) -> String {
-        format!("http://{}{}", self.local_addr, self.path)
+        format!("{}://{}{}", self.scheme, self.local_addr, self.path)
     }
 
     /// The endpoint's stateful sessions.

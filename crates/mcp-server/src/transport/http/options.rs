@@ -50,6 +50,37 @@ pub struct HttpOptions {
     /// so that intermediaries and client idle timeouts do not close long-lived streams
     /// (`subscriptions/listen`, the GET stream). `None` sends none.
     pub keep_alive: Option<Duration>,
+    /// Serves `GET /health`, `GET /info` and `GET /tools` beside the MCP endpoint on the same
+    /// port (default `true`), behind the same `Host`/`Origin` checks; see the crate's
+    /// `docs/server_http.md`, "Operations endpoints".
+    pub ops_endpoints: bool,
+    /// Serves HTTPS with this certificate and key (default `None`: plain HTTP); needs the
+    /// crate feature `tls`. The files are read when the endpoint binds.
+    pub tls: Option<super::TlsConfig>,
+    /// How long requests in flight may still run once [`Server::shutdown`](crate::Server::shutdown)
+    /// was called (default 30 s): then [`HttpServer::wait`](super::HttpServer::wait) returns
+    /// even if some are still running (they are abandoned and end with the process).
+    pub shutdown_grace: Duration,
+    /// Authenticates every request (default none). A failure is `401` with a `Bearer`
+    /// challenge; a stateful session belongs to the principal that initialized it.
+    pub auth: Option<Arc<dyn crate::auth::Authenticator>>,
+    /// The RFC 9728 protected-resource metadata to publish and to name in challenges
+    /// (default none).
+    pub resource_metadata: Option<super::auth::ProtectedResourceMetadata>,
+    /// The path of the WebSocket endpoint on the same port (default `/ws`; subprotocol `mcp`,
+    /// one JSON-RPC message per text frame). `None` serves no WebSocket. It must differ from
+    /// [`path`](HttpOptions::path); a clash leaves WebSocket off and logs an error.
+    pub websocket_path: Option<String>,
+    /// The largest WebSocket message accepted, in bytes (default `None`: the server's
+    /// [`ServerOptions::max_message_bytes`](crate::ServerOptions::max_message_bytes), 16 MiB
+    /// unless changed). A larger frame or message is answered with a `-32600` error naming the
+    /// limit and the connection is closed with code 1009 (the WebSocket library cannot skip
+    /// the rest of an oversized frame).
+    pub websocket_max_message_bytes: Option<usize>,
+    /// How often the server pings each WebSocket client (default 30 s); a client that leaves
+    /// two pings in a row without a pong is closed with code 1011. `None` (or zero) sends no
+    /// pings.
+    pub websocket_ping_interval: Option<Duration>,
 }
 
 impl Default for HttpOptions {
@@ -67,6 +98,14 @@ impl Default for HttpOptions {
             max_sessions: 100_000,
             event_store: Arc::new(MemoryEventStore::default()),
             keep_alive: Some(Duration::from_secs(15)),
+            ops_endpoints: true,
+            tls: None,
+            shutdown_grace: Duration::from_secs(30),
+            auth: None,
+            resource_metadata: None,
+            websocket_path: Some("/ws".to_owned()),
+            websocket_max_message_bytes: None,
+            websocket_ping_interval: Some(Duration::from_secs(30)),
         }
     }
 }
@@ -82,6 +121,15 @@ impl std::fmt::Debug for HttpOptions {
             .field("session_sweep_interval", &self.session_sweep_interval)
             .field("max_sessions", &self.max_sessions)
             .field("keep_alive", &self.keep_alive)
+            .field("ops_endpoints", &self.ops_endpoints)
+            .field("tls", &self.tls)
+            .field("shutdown_grace", &self.shutdown_grace)
+            .field("websocket_path", &self.websocket_path)
+            .field(
+                "websocket_max_message_bytes",
+                &self.websocket_max_message_bytes,
+            )
+            .field("websocket_ping_interval", &self.websocket_ping_interval)
             .finish_non_exhaustive()
     }
 }

@@ -213,6 +213,11 @@ pub(super) fn session_of(
              initialize again without Mcp-Session-Id",
         )));
     };
+    if let Some(principal) = super::current_principal()
+        && !hs.session.bind_principal(principal)
+    {
+        return Err(Box::new(super::auth::not_yours(id)));
+    }
     check_version(shared, headers, Some(&hs.session), id)?;
     Ok(hs)
 }
@@ -273,6 +278,9 @@ async fn initialize(shared: &Arc<Shared>, headers: &HeaderMap, request: Request)
     }
     let id: Arc<str> = Arc::from(session_id());
     let hs = HttpSession::new(id.clone(), Session::new(&shared.server, Some(id.clone())));
+    if let Some(principal) = super::current_principal() {
+        hs.session.bind_principal(principal);
+    }
     if shared.sessions.insert(hs.clone()).is_err() {
         return reply::error(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -367,6 +375,9 @@ fn answer(shared: &Shared, hs: &Arc<HttpSession>, start: Start) -> Response {
 /// response — or when the client closes the connection, which cancels the request.
 async fn serve_stateless(shared: &Arc<Shared>, request: Request) -> Response {
     let session = Session::new_stateless(&shared.server);
+    if let Some(principal) = super::current_principal() {
+        session.bind_principal(principal);
+    }
     let (tx, rx) = mpsc::channel(OUTLET_CAPACITY);
     let response: BoxFuture<Option<Vec<u8>>> = Box::pin(session.begin_request(request, tx));
     let close = CloseOnDrop(session);

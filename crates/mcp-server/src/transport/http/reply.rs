@@ -69,6 +69,7 @@ pub(super) fn answered(body: Vec<u8>, stateless: bool) -> Response {
     let status = match code {
         Some(crate::middleware::codes::RATE_LIMITED) => StatusCode::TOO_MANY_REQUESTS,
         Some(crate::middleware::codes::OVERLOADED) => StatusCode::SERVICE_UNAVAILABLE,
+        Some(crate::middleware::codes::FORBIDDEN) => StatusCode::FORBIDDEN,
         _ if stateless => stateless_status(&body),
         _ => StatusCode::OK,
     };
@@ -78,13 +79,36 @@ pub(super) fn answered(body: Vec<u8>, stateless: bool) -> Response {
     )
     .then(|| retry_after_secs(&body))
     .flatten();
+    let scope_challenge = (status == StatusCode::FORBIDDEN)
+        .then(|| insufficient_scope(&body))
+        .flatten();
     let mut response = json(status, body);
+    if let Some(challenge) = scope_challenge {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, challenge);
+    }
     if let Some(secs) = retry_after {
         response
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(secs));
     }
     response
+}
+
+/// `Bearer error="insufficient_scope", scope="…"` for a `-32013` refusal (RFC 6750 §3.1).
+fn insufficient_scope(body: &[u8]) -> Option<HeaderValue> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let scopes: Vec<&str> = value["error"]["data"]["requiredScopes"]
+        .as_array()?
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    let scope = super::auth::quoted(&scopes.join(" "));
+    HeaderValue::from_str(&format!(
+        "Bearer error=\"insufficient_scope\", scope=\"{scope}\""
+    ))
+    .ok()
 }
 
 /// `error.data.retryAfterMs` of an error response, in whole seconds rounded up (at least 1).

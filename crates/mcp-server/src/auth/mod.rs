@@ -1,0 +1,234 @@
+//! Authentication of HTTP and WebSocket clients, and authorization by scope.
+//!
+//! An [`Authenticator`] (set in `HttpOptions::auth`) looks at each HTTP request's headers
+//! before any JSON-RPC is read and yields a [`Principal`] — who is asking and with which
+//! scopes — or an [`AuthError`], answered `401 Unauthorized` with the `WWW-Authenticate`
+//! challenge of RFC 6750 (pointing at the RFC 9728 protected-resource metadata when
+//! configured). A stateful session belongs to the principal that initialized it: requests
+//! presenting another one are refused (`403`). [`StaticTokens`] maps bearer tokens or API keys
+//! from configuration to principals.
+//!
+//! [`RequireScopes`] is the matching authorization middleware: per-method and per-tool scope
+//! requirements, refused with `-32013` and, over HTTP, `403` with `error="insufficient_scope"`.
+
+use std::collections::{BTreeSet, HashMap};
+#[cfg(feature = "http")]
+use std::sync::Arc;
+
+use mcp_jsonrpc::ErrorObject;
+use serde_json::json;
+
+use crate::error::Error;
+use crate::middleware::{Middleware, MiddlewareFuture, Next, Request, codes};
+
+/// Who is asking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// A stable identifier (a token's `sub`, an API key's name).
+    pub subject: String,
+    /// The scopes granted.
+    pub scopes: BTreeSet<String>,
+}
+
+impl Principal {
+    /// A principal with these scopes.
+    pub fn new<I, S>(subject: impl Into<String>, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self {
+            subject: subject.into(),
+            scopes: scopes.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// True when every scope of `required` was granted.
+    pub fn has_scopes(&self, required: &[String]) -> bool {
+        required.iter().all(|s| self.scopes.contains(s))
+    }
+}
+
+/// Why a request was not authenticated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    /// No credentials were presented (`401` with a bare `Bearer` challenge).
+    #[error("authentication required: send Authorization: Bearer <token>")]
+    Missing,
+    /// The credentials are wrong, expired or not for this server (`401`,
+    /// `error="invalid_token"`).
+    #[error("invalid token: {0}")]
+    Invalid(String),
+}
+
+/// What an [`Authenticator`] returns.
+pub type AuthFuture<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Principal, AuthError>> + Send + 'a>>;
+
+/// Authenticates HTTP requests from their headers.
+#[cfg(feature = "http")]
+pub trait Authenticator: Send + Sync + 'static {
+    /// The principal the headers prove, or why not.
+    fn authenticate<'a>(&'a self, headers: &'a axum::http::HeaderMap) -> AuthFuture<'a>;
+}
+
+#[cfg(feature = "http")]
+/// Bearer tokens (`Authorization: Bearer …`) or API keys (`X-API-Key: …`) from configuration,
+/// each standing for a principal. Tokens are compared in constant time.
+#[derive(Clone, Default)]
+pub struct StaticTokens {
+    tokens: Arc<HashMap<String, Principal>>,
+}
+
+#[cfg(feature = "http")]
+impl std::fmt::Debug for StaticTokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the tokens.
+        f.debug_struct("StaticTokens")
+            .field("count", &self.tokens.len())
+            .finish()
+    }
+}
+
+#[cfg(feature = "http")]
+impl StaticTokens {
+    /// No tokens yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Accepts `token` as `principal`.
+    pub fn token(mut self, token: impl Into<String>, principal: Principal) -> Self {
+        Arc::make_mut(&mut self.tokens).insert(token.into(), principal);
+        self
+    }
+
+    fn find(&self, presented: &str) -> Option<&Principal> {
+        // Compare with every token, always all bytes, so timing tells nothing.
+        let mut found = None;
+        for (token, principal) in self.tokens.iter() {
+            if constant_time_eq(token.as_bytes(), presented.as_bytes()) {
+                found = Some(principal);
+            }
+        }
+        found
+    }
+}
+
+#[cfg(feature = "http")]
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The bearer token of an `Authorization` header, if any.
+#[cfg(feature = "http")]
+pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let value = headers
+        .get(axum::http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+#[cfg(feature = "http")]
+impl Authenticator for StaticTokens {
+    fn authenticate<'a>(&'a self, headers: &'a axum::http::HeaderMap) -> AuthFuture<'a> {
+        let presented = bearer_token(headers)
+            .or_else(|| headers.get("x-api-key").and_then(|v| v.to_str().ok()))
+            .map(str::to_owned);
+        let outcome = match presented {
+            None => Err(AuthError::Missing),
+            Some(t) => self.find(&t).cloned().ok_or_else(|| {
+                AuthError::Invalid("the token is not one this server accepts".into())
+            }),
+        };
+        Box::pin(async move { outcome })
+    }
+}
+
+/// Scope requirements per method and per tool. A request whose principal lacks a required
+/// scope is refused with `-32013` (`data.requiredScopes`); over HTTP, `403` with
+/// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`. Requests without a
+/// principal (no authenticator configured, stdio) pass.
+#[derive(Debug, Clone, Default)]
+pub struct RequireScopes {
+    methods: HashMap<String, Vec<String>>,
+    tools: HashMap<String, Vec<String>>,
+}
+
+impl RequireScopes {
+    /// No requirements yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `method` needs every scope of `scopes`.
+    pub fn method<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        method: &str,
+        scopes: I,
+    ) -> Self {
+        self.methods.insert(
+            method.to_owned(),
+            scopes.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+
+    /// Calling `tool` needs every scope of `scopes`.
+    pub fn tool<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        tool: &str,
+        scopes: I,
+    ) -> Self {
+        self.tools.insert(
+            tool.to_owned(),
+            scopes.into_iter().map(Into::into).collect(),
+        );
+        self
+    }
+}
+
+impl Middleware for RequireScopes {
+    fn handle<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> MiddlewareFuture<'a> {
+        Box::pin(async move {
+            if let Some(principal) = request.context().principal() {
+                let mut required: Vec<String> = Vec::new();
+                if let Some(scopes) = self.methods.get(request.method()) {
+                    required.extend(scopes.iter().cloned());
+                }
+                if request.method() == "tools/call"
+                    && let Some(scopes) = request.target().and_then(|t| self.tools.get(t))
+                {
+                    required.extend(scopes.iter().cloned());
+                }
+                if !principal.has_scopes(&required) {
+                    return Err(Error::rpc(
+                        ErrorObject::new(
+                            codes::FORBIDDEN,
+                            format!(
+                                "insufficient scope: {} needs {}",
+                                request.target().unwrap_or(request.method()),
+                                required.join(" ")
+                            ),
+                        )
+                        .with_data(json!({ "requiredScopes": required })),
+                    ));
+                }
+            }
+            next.run(request).await
+        })
+    }
+}
+
+#[cfg(feature = "oauth")]
+mod oauth;
+#[cfg(feature = "oauth")]
+pub use oauth::JwtAuthenticator;

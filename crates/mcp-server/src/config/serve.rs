@@ -1,0 +1,73 @@
+//! Serving as configured.
+
+use std::io;
+
+use super::ServerConfig;
+use crate::{HttpServer, Server};
+
+impl Server {
+    /// Binds [`ServerConfig::bind_address`] with [`ServerConfig::http_options`] (HTTPS when
+    /// [`ServerConfig::tls`] is set) and serves in the background, like
+    /// [`Server::bind_http`].
+    ///
+    /// Build the server with [`ServerConfig::server_options`] so that the page size and
+    /// message limit apply too (a server built with other values is logged as a warning).
+    ///
+    /// # Errors
+    ///
+    /// The TLS files cannot be used, or the address cannot be bound (the message names it).
+    pub async fn bind_config(&self, config: &ServerConfig) -> io::Result<HttpServer> {
+        let options = self.options();
+        if options.page_size != config.page_size
+            || options.max_message_bytes != config.max_message_bytes
+        {
+            tracing::warn!(
+                "the server was built with page_size {} and max_message_bytes {}, the \
+                 configuration says {} and {}: build it with \
+                 ServerBuilder::options(config.server_options())",
+                options.page_size,
+                options.max_message_bytes,
+                config.page_size,
+                config.max_message_bytes
+            );
+        }
+        if matches!(config.host.as_str(), "0.0.0.0" | "::") && config.allowed_hosts.is_none() {
+            tracing::warn!(
+                "listening on every interface ({}) with the loopback-only Host allowlist: \
+                 requests naming this machine otherwise are refused; set http.allowed_hosts \
+                 (MCP_ALLOWED_HOSTS)",
+                config.host
+            );
+        }
+        self.bind_http((config.host.as_str(), config.port), config.http_options())
+            .await
+            .map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot serve on {}: {e}", config.bind_address()),
+                )
+            })
+    }
+
+    /// Serves as `config` says until [`Server::shutdown`] (which
+    /// [`Server::shutdown_on_signals`] calls on SIGINT/SIGTERM): prints `MCP server listening
+    /// on URL` to stderr, and returns once requests in flight finished or
+    /// [`ServerConfig::shutdown_grace`] passed.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
+    /// let config = mcp_server::ServerConfig::load("mcp.toml")?;
+    /// server.shutdown_on_signals()?;
+    /// server.serve_config(&config).await
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Server::bind_config`].
+    pub async fn serve_config(&self, config: &ServerConfig) -> io::Result<()> {
+        let http = self.bind_config(config).await?;
+        eprintln!("MCP server listening on {}", http.url());
+        http.wait().await
+    }
+}
