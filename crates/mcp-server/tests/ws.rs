@@ -526,6 +526,14 @@ async fn shutdown_answers_requests_in_flight_then_closes_with_1001() {
     assert_eq!(started["method"], "notifications/progress", "{started}");
     f.server.shutdown();
     f.server.shutting_down().await;
+    // Serving does not end while the upgraded connection still has a request in flight.
+    let mut waiting = tokio::spawn(f.http.wait());
+    assert!(
+        tokio::time::timeout(Duration::from_millis(100), &mut waiting)
+            .await
+            .is_err(),
+        "wait() returned while a WebSocket request was in flight"
+    );
     f.open.notify_one();
     let r = c.recv().await;
     assert_eq!(r["id"], 1, "{r}");
@@ -533,6 +541,11 @@ async fn shutdown_answers_requests_in_flight_then_closes_with_1001() {
     let (close, reason) = c.closed().await;
     assert_eq!(close, u16::from(CloseCode::Away));
     assert!(reason.contains("shutting down"), "{reason}");
+    tokio::time::timeout(PATIENCE, waiting)
+        .await
+        .expect("serving ends once the connection closed")
+        .unwrap()
+        .unwrap();
 }
 
 #[tokio::test]

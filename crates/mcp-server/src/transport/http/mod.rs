@@ -64,6 +64,24 @@ struct Shared {
     auth: Option<Arc<dyn crate::auth::Authenticator>>,
     /// The URL of the protected-resource metadata, for `WWW-Authenticate` challenges.
     metadata_url: Option<String>,
+    /// Upgraded (WebSocket) connections open now.
+    upgraded: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+/// Counts one upgraded connection while alive.
+pub(super) struct OpenConnection(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl OpenConnection {
+    pub(super) fn new(count: &Arc<tokio::sync::watch::Sender<usize>>) -> Self {
+        count.send_modify(|n| *n += 1);
+        Self(count.clone())
+    }
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
 }
 
 tokio::task_local! {
@@ -125,7 +143,8 @@ impl Server {
         let scheme = listener.scheme();
         let grace = options.shutdown_grace;
         let path = normalized_path(&options.path);
-        let (router, sessions) = build(self, options, Some(local_addr));
+        let upgraded = Arc::new(tokio::sync::watch::channel(0).0);
+        let (router, sessions) = build_with(self, options, Some(local_addr), upgraded.clone());
         let server = self.clone();
         let closing = sessions.clone();
         let task = tokio::spawn(async move {
@@ -137,6 +156,13 @@ impl Server {
                 // Requests waiting on a client fail; the others run to completion.
                 signal_sessions.input_closed_all();
             });
+            // Then the WebSocket connections, which axum no longer tracks, finish too.
+            let serving = async move {
+                let served = serving.await;
+                let mut open = upgraded.subscribe();
+                let _ = open.wait_for(|n| *n == 0).await;
+                served
+            };
             let served = crate::signals::within_grace(&graceful, grace, serving).await;
             closing.close_all();
             served
@@ -186,6 +212,20 @@ fn build(
     options: HttpOptions,
     bound: Option<SocketAddr>,
 ) -> (Router, HttpSessions) {
+    build_with(
+        server,
+        options,
+        bound,
+        Arc::new(tokio::sync::watch::channel(0).0),
+    )
+}
+
+fn build_with(
+    server: &Server,
+    options: HttpOptions,
+    bound: Option<SocketAddr>,
+    upgraded: Arc<tokio::sync::watch::Sender<usize>>,
+) -> (Router, HttpSessions) {
     let mut guard = Guard::new(&options);
     if let Some(addr) = bound {
         guard.allow_bound(addr);
@@ -206,6 +246,7 @@ fn build(
         cors: options.cors,
         auth: options.auth.clone(),
         metadata_url: options.resource_metadata.as_ref().map(|m| m.document_url()),
+        upgraded: upgraded.clone(),
     });
     let mut router = Router::new()
         .route(&normalized_path(&options.path), any(endpoint))

@@ -153,6 +153,9 @@ async fn upgrade(
         );
     }
     let server = shared.server.clone();
+    // Counted from here, so that serving ends only after upgraded connections closed (axum's
+    // graceful shutdown stops tracking a connection once it is upgraded).
+    let open = super::OpenConnection::new(&shared.upgraded);
     let limit = settings
         .max_message_bytes
         .unwrap_or(server.inner.options.max_message_bytes);
@@ -161,6 +164,7 @@ async fn upgrade(
         .max_frame_size(limit)
         .on_failed_upgrade(|e| tracing::debug!("a WebSocket upgrade failed: {e}"))
         .on_upgrade(move |socket| async move {
+            let _open = open;
             let session = Session::new(&server, None);
             if let Some(principal) = principal {
                 session.bind_principal(principal);
