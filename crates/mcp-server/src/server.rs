@@ -74,6 +74,8 @@ pub(crate) struct Inner {
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
     pub(crate) metrics: Option<Metrics>,
     changes: broadcast::Sender<Change>,
+    /// Grows with every registry change (what caches compare against).
+    generation: std::sync::atomic::AtomicU64,
     shutdown: watch::Sender<bool>,
 }
 
@@ -210,6 +212,7 @@ impl ServerBuilder {
                 middleware,
                 metrics,
                 changes,
+                generation: std::sync::atomic::AtomicU64::new(0),
                 shutdown,
             }),
         }
@@ -264,7 +267,17 @@ impl Server {
 
     fn announce(&self, change: Change) {
         // No receivers is fine: nobody is connected.
+        self.inner
+            .generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         let _ = self.inner.changes.send(change);
+    }
+
+    /// A number that changes whenever the registry does.
+    pub(crate) fn generation(&self) -> u64 {
+        self.inner
+            .generation
+            .load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Adds (or replaces) a tool and tells connected clients.

@@ -233,3 +233,55 @@ async fn a_slow_request_times_out_and_metrics_can_be_off() {
         .unwrap();
     assert_eq!(page.status(), 404);
 }
+
+#[tokio::test]
+async fn idempotent_reads_are_cached_until_the_registry_changes() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let reads = Arc::new(AtomicUsize::new(0));
+    let counter = reads.clone();
+    let server = Server::builder("cache", "1.0.0")
+        .resource(mcp_server::ResourceDef::new(
+            "test://costly",
+            "costly",
+            Some("text/plain"),
+            move |_| {
+                let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+                async move { Ok(format!("read {n}")) }
+            },
+        ))
+        .middleware(mcp_server::middleware::ResponseCache::new(
+            Duration::from_secs(60),
+            100,
+        ))
+        .build();
+    let http = start(&server, HttpOptions::default()).await;
+    let (url, c) = (http.url(), client());
+    let read = |id: i64| {
+        stateless(
+            &c,
+            &url,
+            id,
+            "resources/read",
+            json!({"uri": "test://costly"}),
+        )
+    };
+    let text = |body: &Value| {
+        body["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let (_, first, _) = outcome(read(1).send().await.unwrap()).await;
+    let (_, second, _) = outcome(read(2).send().await.unwrap()).await;
+    assert_eq!(
+        (text(&first), text(&second)),
+        ("read 1".into(), "read 1".into())
+    );
+    assert_eq!(second["id"], 2, "the cached result answers the new request");
+    assert_eq!(second["result"]["resultType"], "complete");
+    assert_eq!(reads.load(Ordering::SeqCst), 1);
+    // A change empties the cache.
+    server.notify_resource_updated("test://costly");
+    let (_, third, _) = outcome(read(3).send().await.unwrap()).await;
+    assert_eq!(text(&third), "read 2");
+}

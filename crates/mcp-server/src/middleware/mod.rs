@@ -7,7 +7,8 @@
 //! either answers it itself (a refusal) or passes it on with [`Next::run`], and may look at
 //! or change the outcome.
 //!
-//! Built in: [`Timeout`], [`ConcurrencyLimit`], [`RateLimit`], [`RequestLog`]; metrics are
+//! Built in: [`Timeout`], [`ConcurrencyLimit`], [`RateLimit`], [`RequestLog`],
+//! [`ResponseCache`]; metrics are
 //! switched on with [`ServerBuilder::metrics`](crate::ServerBuilder::metrics).
 //!
 //! Refusals use JSON-RPC codes of the implementation range that MCP leaves free
@@ -24,10 +25,12 @@ use crate::context::RequestContext;
 use crate::dispatch::Call;
 use crate::error::Error;
 
+mod cache;
 mod limits;
 mod log;
 mod metrics;
 
+pub use cache::ResponseCache;
 pub use limits::{ConcurrencyLimit, RateLimit, Timeout};
 pub use log::RequestLog;
 pub use metrics::Metrics;
