@@ -211,3 +211,51 @@ async fn invalid_configuration_stops_the_process_naming_the_field() {
         "the message names the file: {stderr}"
     );
 }
+
+#[tokio::test]
+async fn the_auth_section_protects_the_endpoint() {
+    let config = ServerConfig::from_toml(
+        r#"
+        [server]
+        port = 0
+
+        [auth]
+        tokens = ["s3cret"]
+
+        [auth.oauth]
+        issuer = "https://auth.example.com"
+        audience = "http://127.0.0.1/mcp"
+        jwks_url = "http://127.0.0.1:9/jwks"
+        "#,
+    )
+    .unwrap();
+    let server = server(&config);
+    let http = server.bind_config(&config).await.unwrap();
+    let url = http.url();
+    let client = client();
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let post = || {
+        client
+            .post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .json(&body)
+    };
+    let refused = post().send().await.unwrap();
+    assert_eq!(refused.status(), 401);
+    assert!(
+        refused.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains("/.well-known/oauth-protected-resource/mcp")
+    );
+    assert_eq!(
+        post().bearer_auth("s3cret").send().await.unwrap().status(),
+        200
+    );
+    // Not a configured token, and not a JWT the issuer signed.
+    assert_eq!(
+        post().bearer_auth("guess").send().await.unwrap().status(),
+        401
+    );
+}

@@ -228,6 +228,36 @@ impl Middleware for RequireScopes {
     }
 }
 
+/// Tries authenticators in turn: the first that accepts the request wins; when none does,
+/// the answer is "missing" if no credentials were seen, else the last refusal.
+#[cfg(feature = "http")]
+#[derive(Clone, Default)]
+pub struct AnyOf(pub Vec<Arc<dyn Authenticator>>);
+
+#[cfg(feature = "http")]
+impl std::fmt::Debug for AnyOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AnyOf({} authenticators)", self.0.len())
+    }
+}
+
+#[cfg(feature = "http")]
+impl Authenticator for AnyOf {
+    fn authenticate<'a>(&'a self, headers: &'a axum::http::HeaderMap) -> AuthFuture<'a> {
+        Box::pin(async move {
+            let mut refusal = AuthError::Missing;
+            for auth in &self.0 {
+                match auth.authenticate(headers).await {
+                    Ok(principal) => return Ok(principal),
+                    Err(AuthError::Missing) => {}
+                    Err(e) => refusal = e,
+                }
+            }
+            Err(refusal)
+        })
+    }
+}
+
 #[cfg(feature = "oauth")]
 mod oauth;
 #[cfg(feature = "oauth")]

@@ -183,8 +183,8 @@ pub struct OAuthConfig {
     pub issuer: String,
     /// This server's resource URI (the `aud` claim a token must carry).
     pub audience: String,
-    /// Where the issuer's signing keys are published; `None` leaves it to discovery from the
-    /// issuer's metadata.
+    /// Where the issuer's signing keys are published; `None` means
+    /// `{issuer}/.well-known/jwks.json`.
     pub jwks_url: Option<String>,
 }
 
@@ -328,8 +328,60 @@ impl ServerConfig {
             session_sweep_interval: self.session_sweep_interval,
             max_sessions: self.max_sessions,
             tls: self.tls.clone(),
+            auth: self.authenticator(),
+            resource_metadata: self.resource_metadata(),
             ..defaults
         }
+    }
+
+    /// The authenticator `[auth]` describes: the static tokens (each its own principal,
+    /// `token:1`, `token:2`, … without scopes) and, with feature `oauth`, JWT access tokens;
+    /// `None` when the section is empty.
+    fn authenticator(&self) -> Option<std::sync::Arc<dyn crate::auth::Authenticator>> {
+        let mut chain: Vec<std::sync::Arc<dyn crate::auth::Authenticator>> = Vec::new();
+        if !self.auth.tokens.is_empty() {
+            let tokens = self.auth.tokens.iter().enumerate().fold(
+                crate::auth::StaticTokens::new(),
+                |t, (i, token)| {
+                    t.token(
+                        token.clone(),
+                        crate::auth::Principal::new(
+                            format!("token:{}", i + 1),
+                            Vec::<String>::new(),
+                        ),
+                    )
+                },
+            );
+            chain.push(std::sync::Arc::new(tokens));
+        }
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &self.auth.oauth {
+            let jwks = oauth.jwks_url.clone().unwrap_or_else(|| {
+                format!(
+                    "{}/.well-known/jwks.json",
+                    oauth.issuer.trim_end_matches('/')
+                )
+            });
+            chain.push(std::sync::Arc::new(crate::auth::JwtAuthenticator::new(
+                oauth.issuer.clone(),
+                oauth.audience.clone(),
+                jwks,
+            )));
+        }
+        match chain.len() {
+            0 => None,
+            1 => chain.pop(),
+            _ => Some(std::sync::Arc::new(crate::auth::AnyOf(chain))),
+        }
+    }
+
+    /// The RFC 9728 document of `[auth.oauth]`: this server (the audience) and its issuer.
+    fn resource_metadata(&self) -> Option<crate::ProtectedResourceMetadata> {
+        let oauth = self.auth.oauth.as_ref()?;
+        Some(crate::ProtectedResourceMetadata::new(
+            oauth.audience.clone(),
+            vec![oauth.issuer.clone()],
+        ))
     }
 
     /// The address to listen on, `host:port` (an IPv6 host in brackets).
