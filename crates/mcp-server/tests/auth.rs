@@ -109,6 +109,27 @@ async fn tokens_scopes_and_session_owners() {
         );
     }
 
+    // The operations pages: /health is open to probes, the others are authenticated.
+    assert_eq!(
+        c.get(format!("{base}/health"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    for page in ["/tools", "/info"] {
+        let anonymous = c.get(format!("{base}{page}")).send().await.unwrap();
+        assert_eq!(anonymous.status(), 401, "{page}");
+        let known = c
+            .get(format!("{base}{page}"))
+            .bearer_auth("reader-token")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(known.status(), 200, "{page}");
+    }
+
     // The reader: may read, may not write (403 insufficient_scope).
     let response = post(&c, &url)
         .bearer_auth("reader-token")

@@ -250,13 +250,22 @@ fn build_with(
     });
     let mut router = Router::new()
         .route(&normalized_path(&options.path), any(endpoint))
-        .route("/metrics", axum::routing::get(metrics))
         .merge(metadata_routes(&options))
         .merge(ws::routes(&options))
-        .merge(crate::ops::routes(server, &sessions, &options, {
-            let shared = shared.clone();
-            move |parts: &Parts| refuse_foreign(&shared, parts)
-        }))
+        .merge(
+            // What these pages show (tools and their schemas, traffic) is for the same
+            // clients as /mcp: they are authenticated like it. /health stays open to probes.
+            Router::new()
+                .route("/metrics", axum::routing::get(metrics))
+                .merge(crate::ops::routes(server, &sessions, &options, {
+                    let shared = shared.clone();
+                    move |parts: &Parts| refuse_foreign(&shared, parts)
+                }))
+                .route_layer(axum::middleware::from_fn_with_state(
+                    shared.clone(),
+                    authenticate_ops,
+                )),
+        )
         .with_state(shared);
     if options.cors {
         router = router.layer(cors());
@@ -323,6 +332,22 @@ fn metadata_routes(options: &HttpOptions) -> Router<Arc<Shared>> {
         router = router.route(&format!("{base}{path}"), axum::routing::get(serve));
     }
     router
+}
+
+/// Authenticates requests for the operations pages (except `/health`) when an
+/// authenticator is configured.
+async fn authenticate_ops(
+    State(shared): State<Arc<Shared>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Some(auth) = &shared.auth
+        && request.uri().path() != "/health"
+        && let Err(e) = auth.authenticate(request.headers()).await
+    {
+        return auth::unauthorized(shared.metadata_url.as_deref(), &e);
+    }
+    next.run(request).await
 }
 
 /// `GET /metrics`: the server's metrics in Prometheus text format; `404` when they are off
