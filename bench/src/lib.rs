@@ -1,10 +1,15 @@
-//! Benchmarks of `mcp-jsonrpc` against rmcp (used here as a benchmark peer only).
+//! Benchmarks of `mcp-jsonrpc` and `mcp-server` against other implementations (rmcp, the
+//! TypeScript and Python SDKs), used here as benchmark peers only.
 //!
-//! Run everything, and write `docs/benchmarks.md`, with
-//! `cargo run --release --manifest-path bench/Cargo.toml --bin jsonrpc-bench`.
+//! Run everything, and write `docs/benchmarks.md`, with `bench/run.sh` (see
+//! `bench/README.md`).
 
 pub mod codec;
 pub mod echo;
+pub mod load;
 pub mod payload;
+pub mod peer_args;
 pub mod report;
 pub mod rtt;
+pub mod server_report;
+pub mod tools;

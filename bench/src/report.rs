@@ -138,7 +138,7 @@ pub fn today() -> String {
 }
 
 /// `value` rounded, with thousands separators.
-fn thousands(value: f64) -> String {
+pub fn thousands(value: f64) -> String {
     let digits = format!("{:.0}", value.max(0.0));
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -197,7 +197,8 @@ fn row(w: &mut String, label: &str, pair: &Pair, precision: usize, rmcp_note: &s
     );
 }
 
-/// The Markdown document `docs/benchmarks.md`.
+/// The JSON-RPC part of `docs/benchmarks.md` (a `##` section; `bench/run.sh` puts it after
+/// the server comparison).
 pub fn markdown(results: &Results, settings: &Settings, machine: &Machine, date: &str) -> String {
     let r = results;
     let n = settings.in_flight;
@@ -209,13 +210,15 @@ pub fn markdown(results: &Results, settings: &Settings, machine: &Machine, date:
     );
     let mut doc = String::new();
     let w = &mut doc;
-    let _ = writeln!(w, "# Benchmarks: mcp-jsonrpc and rmcp\n");
     let _ = writeln!(
         w,
-        "Written by the benchmark itself; do not edit by hand. Reproduce with:\n\n\
-         ```sh\ncargo run --release --manifest-path bench/Cargo.toml --bin jsonrpc-bench\n```\n\n\
-         (`-- --quick` runs each measurement once, briefly, and prints the report instead of \
-         writing this file.)\n"
+        "## The JSON-RPC layer: mcp-jsonrpc and rmcp (`jsonrpc-bench`)\n"
+    );
+    let _ = writeln!(
+        w,
+        "The second part of `bench/run.sh`. On its own, \
+         `cargo run --release --manifest-path bench/Cargo.toml --bin jsonrpc-bench` prints \
+         this part (`-- --quick` runs each measurement once, briefly).\n"
     );
     let _ = writeln!(w, "- Date: {date}");
     let _ = writeln!(
@@ -240,7 +243,7 @@ pub fn markdown(results: &Results, settings: &Settings, machine: &Machine, date:
         settings.warmup.as_secs_f64()
     );
 
-    let _ = writeln!(w, "## Results\n");
+    let _ = writeln!(w, "### Results\n");
     let _ = writeln!(
         w,
         "| measurement | mcp-jsonrpc | rmcp 3.9 | mcp-jsonrpc / rmcp |"
@@ -320,7 +323,7 @@ pub fn markdown(results: &Results, settings: &Settings, machine: &Machine, date:
         );
     }
 
-    let _ = writeln!(w, "\n## Where mcp-jsonrpc stands\n");
+    let _ = writeln!(w, "\n### Where mcp-jsonrpc stands\n");
     let _ = writeln!(
         w,
         "The issue's baseline is rmcp measured on another machine at {} round trips/s \
@@ -365,7 +368,7 @@ pub fn markdown(results: &Results, settings: &Settings, machine: &Machine, date:
 
 /// The fixed part of the report: how to read the numbers and what exactly is measured.
 const NOTES: &str = "\
-### Reading the numbers
+#### Reading the numbers
 
 - **Sequential round trips are bound by this machine, not by either library.** One round trip \
 wakes the child, then the client. On this 2-vCPU virtual machine a process that wakes one \
@@ -393,7 +396,7 @@ message into its private `Content` tree and then tries the result variants in or
 - **Noise.** The machine is shared; the load averages above say how busy it was, and the \
 table of every run shows the spread.
 
-### What is measured
+#### What is measured
 
 - **Round trips.** Both clients spawn the same child, the benchmark binary in its \
 `echo-child` mode (`bench/src/echo.rs`, also built as `bench/src/bin/echo-child.rs`): a \

@@ -1,13 +1,14 @@
-//! Runs every benchmark and writes `docs/benchmarks.md`.
+//! Runs the JSON-RPC benchmarks and prints their part of `docs/benchmarks.md` (`bench/run.sh`
+//! writes the whole page).
 //!
 //! ```sh
 //! cargo run --release --manifest-path bench/Cargo.toml --bin jsonrpc-bench [-- --quick] [-- --out PATH]
 //! ```
 //!
-//! `--quick` runs each measurement once, briefly, and prints the report without writing it
-//! (unless `--out` is given). For profiling: `--only rtt|codec`, `--impl ours|rmcp`,
-//! `--in-flight N` (default 64) and `--threads N` (tokio workers; 0 for a current-thread
-//! runtime); a run with any of these prints its report but does not write it either.
+//! `--quick` runs each measurement once, briefly; `--warmup S` and `--measure S` set the
+//! warm-up and measured seconds of each run (default 1 and 5); `--out PATH` also writes the
+//! part to `PATH`. For profiling: `--only rtt|codec`, `--impl ours|rmcp`, `--in-flight N`
+//! (default 64) and `--threads N` (tokio workers; 0 for a current-thread runtime).
 //! `jsonrpc-bench echo-child` is the echo MCP server the round-trip measurements spawn.
 
 use std::path::PathBuf;
@@ -22,6 +23,9 @@ use mcp_jsonrpc_bench::{echo, payload};
 /// Command-line options.
 struct Options {
     quick: bool,
+    /// Warm-up and measured time of each run, when not the defaults.
+    warmup: Option<Duration>,
+    measure: Option<Duration>,
     out: Option<PathBuf>,
     /// Run only the round trips (`rtt`) or only parse + serialize (`codec`).
     only: Option<String>,
@@ -33,10 +37,22 @@ struct Options {
     implementation: Option<Implementation>,
 }
 
+/// A number of seconds.
+fn seconds(name: &str, value: &str) -> Result<Duration, String> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| format!("{name} takes seconds, not {value:?}"))
+}
+
 /// Parses the command line (without the program name).
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
         quick: false,
+        warmup: None,
+        measure: None,
         out: None,
         only: None,
         in_flight: 64,
@@ -48,6 +64,8 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
             "--quick" => options.quick = true,
+            "--warmup" => options.warmup = Some(seconds("--warmup", value("--warmup")?)?),
+            "--measure" => options.measure = Some(seconds("--measure", value("--measure")?)?),
             "--out" => options.out = Some(value("--out")?.into()),
             "--only" => match value("--only")?.as_str() {
                 which @ ("rtt" | "codec") => options.only = Some(which.to_owned()),
@@ -92,8 +110,8 @@ fn main() -> ExitCode {
         Ok(options) => options,
         Err(e) => {
             eprintln!(
-                "jsonrpc-bench: {e}\nusage: jsonrpc-bench [--quick] [--out PATH] [--only rtt|codec] \
-                 [--impl ours|rmcp] [--in-flight N] [--threads N]"
+                "jsonrpc-bench: {e}\nusage: jsonrpc-bench [--quick] [--warmup S] [--measure S] \
+                 [--out PATH] [--only rtt|codec] [--impl ours|rmcp] [--in-flight N] [--threads N]"
             );
             return ExitCode::from(2);
         }
@@ -107,13 +125,15 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs the selected measurements, prints the report and writes it after a standard run.
+/// Runs the selected measurements, prints the report and writes it to `--out` if given.
 fn run(options: &Options) -> Result<(), String> {
     let (warmup, measure, runs) = if options.quick {
         (Duration::from_millis(200), Duration::from_secs(1), 1)
     } else {
         (Duration::from_secs(1), Duration::from_secs(5), 3)
     };
+    let warmup = options.warmup.unwrap_or(warmup);
+    let measure = options.measure.unwrap_or(measure);
     let settings = Settings {
         warmup,
         measure,
@@ -154,21 +174,8 @@ fn run(options: &Options) -> Result<(), String> {
 
     let doc = report::markdown(&results, &settings, &machine, &report::today());
     println!("{doc}");
-    // Only a complete run with the standard settings replaces the committed report.
-    let standard = !options.quick
-        && options.only.is_none()
-        && options.threads.is_none()
-        && options.implementation.is_none()
-        && options.in_flight == 64;
-    let out = match &options.out {
-        Some(path) => Some(path.clone()),
-        None if standard => {
-            Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/benchmarks.md"))
-        }
-        None => None,
-    };
-    if let Some(path) = out {
-        std::fs::write(&path, doc).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    if let Some(path) = &options.out {
+        std::fs::write(path, doc).map_err(|e| format!("writing {}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
     Ok(())

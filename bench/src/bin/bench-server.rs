@@ -1,0 +1,48 @@
+//! The benchmarked server built on `mcp-server`'s public API: the tools `echo` and `blob`
+//! (`bench/src/tools.rs`).
+//!
+//! ```text
+//! bench-server --transport stdio
+//! bench-server --transport http --port 8080     # http://127.0.0.1:8080/mcp
+//! ```
+
+use std::process::ExitCode;
+
+use mcp_jsonrpc_bench::peer_args::{self, Transport};
+use mcp_jsonrpc_bench::tools::{self, EchoArgs};
+use mcp_server::{Json, NoArguments, Server};
+
+/// The server: two tools, nothing else.
+fn server() -> Server {
+    Server::builder("bench-server", "0.0.0")
+        .tool(
+            "echo",
+            "Returns the message as text",
+            |args: EchoArgs, _cx| async move { Ok(args.message) },
+        )
+        .tool(
+            "blob",
+            "Returns a structured result of about 10 KiB",
+            |_: NoArguments, _cx| async move { Ok(Json(tools::blob())) },
+        )
+        .build()
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = match peer_args::parse("bench-server", false) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    let served = match args.transport {
+        Transport::Stdio => server().serve_stdio().await,
+        Transport::Http => server().serve_http(("127.0.0.1", args.port)).await,
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
