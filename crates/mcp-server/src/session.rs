@@ -24,6 +24,8 @@ use crate::Server;
 use crate::error::Error;
 use crate::registry::Change;
 
+mod run;
+
 /// Where encoded messages (one JSON-RPC message each, no trailing newline) go to reach the
 /// client: a POST's response stream, the GET stream, stdout.
 pub(crate) type Outlet = mpsc::Sender<Vec<u8>>;
@@ -218,7 +220,7 @@ impl Session {
     }
 
     /// Registers a request at once (so a cancellation that follows it finds it) and returns
-    /// the future that serves it.
+    /// the future that serves it (inline: see [`run::HandlerRun`]).
     pub(crate) fn begin_request(
         self: &Arc<Self>,
         request: Request,
@@ -236,44 +238,28 @@ impl Session {
                 false
             }
         };
-        let session = self.clone();
-        async move {
-            let _busy = busy;
-            if duplicate {
-                let mut out = Vec::new();
-                encode_error(
-                    &mut out,
-                    Some(&id),
-                    &ErrorObject::invalid_request(format!(
-                        "request id {id} is already in use by a request in flight"
-                    )),
-                );
-                return Some(out);
-            }
-            // The handler runs in its own task so that a panic in it becomes an error
-            // response instead of a lost request.
-            let task = tokio::spawn({
-                let session = session.clone();
-                async move { crate::dispatch::request(&session, request, related, cancel_rx).await }
-            });
-            let outcome = match task.await {
-                Ok(outcome) => outcome,
-                Err(e) => {
-                    tracing::error!(%id, "a handler panicked: {e}");
-                    let mut out = Vec::new();
-                    encode_error(
-                        &mut out,
-                        Some(&id),
-                        &ErrorObject::internal_error(
-                            "the request's handler panicked; see the server log",
-                        ),
-                    );
-                    Some(out)
-                }
-            };
-            lock(&session.in_flight).remove(&id);
-            outcome
-        }
+        let handler: run::Handler = if duplicate {
+            let mut out = Vec::new();
+            encode_error(
+                &mut out,
+                Some(&id),
+                &ErrorObject::invalid_request(format!(
+                    "request id {id} is already in use by a request in flight"
+                )),
+            );
+            Box::pin(std::future::ready(Some(out)))
+        } else {
+            let session = self.clone();
+            Box::pin(async move {
+                crate::dispatch::request(&session, request, related, cancel_rx).await
+            })
+        };
+        run::HandlerRun::new(self.clone(), id, handler, !duplicate, busy)
+    }
+
+    /// Frees a finished request's id.
+    fn request_done(&self, id: &Id) {
+        lock(&self.in_flight).remove(id);
     }
 
     fn handle_notification(&self, n: Notification) {

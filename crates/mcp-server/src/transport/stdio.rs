@@ -9,8 +9,13 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use super::TaskGroup;
+
 use crate::Server;
 use crate::session::{Outlet, Session};
+
+#[cfg(unix)]
+mod fd;
 
 /// Messages queued for the writer before handlers wait (back-pressure on a slow reader).
 const OUTBOUND_QUEUE: usize = 1024;
@@ -21,7 +26,21 @@ impl Server {
     ///
     /// Log with `tracing` to stderr: anything else on stdout corrupts the protocol.
     pub async fn serve_stdio(&self) -> io::Result<()> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+        // On a runtime worker, not on the thread that awaits this (often `block_on`'s, where
+        // every wake-up would cross threads).
+        let server = self.clone();
+        tokio::spawn(async move {
+            #[cfg(unix)]
+            return server
+                .serve_io(fd::Input::stdin(), fd::Output::stdout())
+                .await;
+            #[cfg(not(unix))]
+            server
+                .serve_io(tokio::io::stdin(), tokio::io::stdout())
+                .await
+        })
+        .await
+        .map_err(|e| io::Error::other(format!("the stdio server task failed: {e}")))?
     }
 
     /// Serves one client on any byte stream pair (a pipe, a unix socket, a child's stdio),
@@ -36,14 +55,12 @@ impl Server {
         let session = Session::new(self, None);
         session.set_push(Some(tx.clone()));
         let mut lines = LineReader::new(self.inner.options.max_message_bytes);
-        let mut tasks = JoinSet::new();
+        let mut tasks = TaskGroup::new();
         let mut read_error = None;
         loop {
             let event = tokio::select! {
                 event = lines.next(&mut read) => event,
                 _ = self.shutting_down() => break,
-                // Reap finished requests so the set stays small on long connections.
-                Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
             };
             match event {
                 Ok(LineEvent::Line(range)) => {
@@ -51,7 +68,7 @@ impl Server {
                     if line.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    on_frame(&session, line, &tx, &mut tasks);
+                    on_frame(&session, line, &tx, &tasks);
                 }
                 Ok(LineEvent::Oversized(o)) => {
                     let limit = self.inner.options.max_message_bytes;
@@ -76,7 +93,7 @@ impl Server {
             }
         }
         session.input_closed();
-        while tasks.join_next().await.is_some() {}
+        tasks.wait().await;
         session.close();
         drop(tx);
         writer
@@ -90,7 +107,7 @@ impl Server {
 }
 
 /// Handles one line: requests run concurrently, each answering when done.
-fn on_frame(session: &std::sync::Arc<Session>, line: &[u8], tx: &Outlet, tasks: &mut JoinSet<()>) {
+fn on_frame(session: &std::sync::Arc<Session>, line: &[u8], tx: &Outlet, tasks: &TaskGroup) {
     match parse(line) {
         Err(e) => {
             let mut out = Vec::new();

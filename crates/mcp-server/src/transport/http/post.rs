@@ -16,7 +16,7 @@ use futures_util::StreamExt as _;
 use mcp_jsonrpc::message::{InvalidMessage, Parsed, Request, parse};
 use mcp_jsonrpc::{ErrorObject, Id, Message};
 use mcp_schema::{Era, ProtocolVersion, error_codes as mcp_codes};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::Shared;
 use super::headers::{self, PROTOCOL_VERSION, Peek, SESSION_ID};
@@ -314,33 +314,27 @@ pub(super) enum Start {
     Nothing,
 }
 
-/// Runs a stateful request in its own task, so that it goes on when the client disconnects
-/// (the stateful era does not cancel on disconnect; the events stay in the store for
-/// resumption), and returns how the response starts.
+/// Serves a stateful request and returns how its response starts. A request answered before
+/// it says anything else is served inline (a plain JSON body, the common case); once it
+/// streams, the rest runs in a task of its own, so that it goes on when the client
+/// disconnects (the stateful era does not cancel on disconnect; the events stay in the store
+/// for resumption). A client that leaves before anything was said has nothing to resume from:
+/// the handler still finishes (see `HandlerRun`), unheard.
 async fn run(shared: &Arc<Shared>, hs: &Arc<HttpSession>, mut exchange: Exchange) -> Start {
-    let (first_tx, first_rx) = oneshot::channel();
+    let first = match exchange.next().await {
+        Item::Response(r) => return Start::Json(r),
+        Item::End => return Start::Nothing,
+        Item::Message(m) => Ok(m),
+        Item::Poll(ms) => Err(ms),
+    };
+    let stream = hs.open_stream(shared.sessions.store());
+    let start = Start::Sse(stream.attach(None, hs.primes()));
+    match first {
+        Ok(m) => stream.emit(&m),
+        Err(ms) => stream.detach(ms),
+    }
     let hs = hs.clone();
-    let store = shared.sessions.store().clone();
     tokio::spawn(async move {
-        let first = match exchange.next().await {
-            Item::Response(r) => {
-                let _ = first_tx.send(Start::Json(r));
-                return;
-            }
-            Item::End => {
-                let _ = first_tx.send(Start::Nothing);
-                return;
-            }
-            Item::Message(m) => Ok(m),
-            Item::Poll(ms) => Err(ms),
-        };
-        let stream = hs.open_stream(&store);
-        // If the client is already gone, the events are still stored for resumption.
-        let _ = first_tx.send(Start::Sse(stream.attach(None, hs.primes())));
-        match first {
-            Ok(m) => stream.emit(&m),
-            Err(ms) => stream.detach(ms),
-        }
         loop {
             match exchange.next().await {
                 Item::Message(m) => stream.emit(&m),
@@ -354,7 +348,7 @@ async fn run(shared: &Arc<Shared>, hs: &Arc<HttpSession>, mut exchange: Exchange
         }
         hs.stream_finished(&stream);
     });
-    first_rx.await.unwrap_or(Start::Nothing)
+    start
 }
 
 /// The HTTP response of a stateful request.

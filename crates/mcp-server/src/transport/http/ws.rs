@@ -28,6 +28,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::transport::TaskGroup;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
@@ -40,7 +41,6 @@ use futures_util::{SinkExt as _, StreamExt as _};
 use mcp_jsonrpc::message::{Parsed, encode_error, parse};
 use mcp_jsonrpc::{ErrorObject, Message as RpcMessage};
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::{HttpOptions, Shared, normalized_path, refuse_foreign, reply};
@@ -223,7 +223,7 @@ async fn serve(
     let (control, control_rx) = mpsc::channel::<Control>(4);
     let mut writer = tokio::spawn(write_loop(sink, rx, control_rx));
     session.set_push(Some(tx.clone()));
-    let mut tasks = JoinSet::new();
+    let mut tasks = TaskGroup::new();
     let mut ticker = settings.ping_interval.map(|every| {
         let mut ticker = tokio::time::interval_at(Instant::now() + every, every);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -245,12 +245,10 @@ async fn serve(
                 let _ = control.try_send(Control::Ping);
                 continue;
             }
-            // Reap finished requests so the set stays small on long connections.
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => continue,
         };
         match frame {
             Some(Ok(Message::Text(text))) => {
-                on_text(&session, text.as_bytes(), &tx, &mut tasks).await;
+                on_text(&session, text.as_bytes(), &tx, &tasks).await;
             }
             Some(Ok(Message::Binary(data))) => {
                 let error = ErrorObject::invalid_request(format!(
@@ -276,9 +274,7 @@ async fn serve(
             // on it fail, the others answer; then the socket closes.
             session.input_closed();
             let grace = settings.shutdown_grace;
-            let answered =
-                tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} })
-                    .await;
+            let answered = tokio::time::timeout(grace, tasks.wait()).await;
             if answered.is_err() {
                 tracing::warn!(
                     "WebSocket requests still in flight {grace:?} after shutdown began \
@@ -324,7 +320,7 @@ async fn serve(
             close(&control, &mut writer, code, &reason).await;
         }
     }
-    // Dropping `tasks` aborts what is left (already cancelled by `session.close`).
+    // What is left of `tasks` was cancelled by `session.close` and ends on its own.
 }
 
 /// Completes at the next heartbeat (never without one).
@@ -338,9 +334,7 @@ async fn tick(ticker: &mut Option<Interval>) {
 }
 
 /// Handles one text frame: requests run concurrently, each answering when done.
-async fn on_text(session: &Arc<Session>, text: &[u8], tx: &Outlet, tasks: &mut JoinSet<()>) {
-    // Finished requests no longer count against the limit.
-    while tasks.try_join_next().is_some() {}
+async fn on_text(session: &Arc<Session>, text: &[u8], tx: &Outlet, tasks: &TaskGroup) {
     let parsed = match parse(text) {
         Ok(parsed) => parsed,
         Err(e) => return send_error(tx, &ErrorObject::parse_error(e)).await,
