@@ -67,6 +67,8 @@ pub struct Server {
 
 pub(crate) struct Inner {
     pub(crate) info: Implementation,
+    /// `info` as JSON, stamped on every 2026-07-28 result.
+    pub(crate) info_json: serde_json::Value,
     pub(crate) instructions: Option<String>,
     pub(crate) registry: Registry,
     pub(crate) options: ServerOptions,
@@ -204,6 +206,7 @@ impl ServerBuilder {
         let (shutdown, _) = watch::channel(false);
         Server {
             inner: Arc::new(Inner {
+                info_json: serde_json::to_value(&self.info).unwrap_or_default(),
                 info: self.info,
                 instructions: self.instructions,
                 registry: self.registry,

@@ -71,7 +71,9 @@ impl Call<'_> {
 
     /// `params` as a typed value; `-32602` naming the problem otherwise.
     pub(crate) fn params_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
-        serde_json::from_value(Value::Object(self.params.clone()))
+        let fields = self.params.iter().map(|(k, v)| (k.as_str(), v));
+        let params = serde::de::value::MapDeserializer::<_, serde_json::Error>::new(fields);
+        T::deserialize(params)
             .map_err(|e| Error::invalid_params(format!("invalid params for {}: {e}", self.method)))
     }
 }
@@ -126,7 +128,7 @@ async fn serve(
     let method = request.method.as_str();
     let progress_token = match meta.and_then(|m| m.get(keys::PROGRESS_TOKEN)) {
         None => None,
-        Some(t) => Some(serde_json::from_value(t.clone()).map_err(|_| {
+        Some(t) => Some(serde::Deserialize::deserialize(t).map_err(|_| {
             Error::invalid_params("params._meta.progressToken must be a string or an integer")
         })?),
     };
@@ -241,7 +243,7 @@ fn stateless_envelope(
             )
         })?;
     let caps = match meta.get(keys::CLIENT_CAPABILITIES) {
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+        Some(v) => serde::Deserialize::deserialize(v).map_err(|e| {
             Error::invalid_params(format!(
                 "params._meta[\"{}\"] is malformed: {e}",
                 keys::CLIENT_CAPABILITIES
@@ -256,11 +258,11 @@ fn stateless_envelope(
     };
     let info = meta
         .get(keys::CLIENT_INFO)
-        .and_then(|v| serde_json::from_value(v.clone()).ok());
+        .and_then(|v| serde::Deserialize::deserialize(v).ok());
     let level = match meta.get(keys::LOG_LEVEL) {
         None => None,
         Some(v) => {
-            let level: LoggingLevel = serde_json::from_value(v.clone()).map_err(|e| {
+            let level = <LoggingLevel as serde::Deserialize>::deserialize(v).map_err(|e| {
                 Error::invalid_params(format!("params._meta[\"{}\"]: {e}", keys::LOG_LEVEL))
             })?;
             if level.severity().is_none() {
@@ -310,8 +312,10 @@ fn stamp_stateless(server: &crate::Server, method: &str, value: &mut Value) {
     let Some(obj) = value.as_object_mut() else {
         return;
     };
-    obj.entry("resultType").or_insert_with(|| json!("complete"));
-    if obj.get("resultType") != Some(&json!("complete")) {
+    let result_type = obj
+        .entry("resultType")
+        .or_insert_with(|| Value::from("complete"));
+    if result_type.as_str() != Some("complete") {
         return;
     }
     let cacheable = matches!(
@@ -333,7 +337,7 @@ fn stamp_stateless(server: &crate::Server, method: &str, value: &mut Value) {
     let meta = obj.entry("_meta").or_insert_with(|| json!({}));
     if let Some(meta) = meta.as_object_mut() {
         meta.entry(keys::SERVER_INFO)
-            .or_insert_with(|| serde_json::to_value(&server.inner.info).unwrap_or_default());
+            .or_insert_with(|| server.inner.info_json.clone());
     }
 }
 

@@ -26,9 +26,10 @@ pub(super) async fn call(call: &Call<'_>) -> Result<Value, Error> {
     let Some(def) = call.session().server.inner.registry.tools.get(name) else {
         return Err(Error::invalid_params(format!("Unknown tool: {name}")));
     };
+    let empty = Value::Object(Map::new());
     let arguments = match call.params.get("arguments") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(a)) => a.clone(),
+        None | Some(Value::Null) => &empty,
+        Some(a @ Value::Object(_)) => a,
         Some(_) => {
             return Err(Error::invalid_params(
                 "params.arguments must be a JSON object",
@@ -36,7 +37,7 @@ pub(super) async fn call(call: &Call<'_>) -> Result<Value, Error> {
         }
     };
     let version = call.cx.inner.version;
-    if let Err(problems) = def.input.check(&Value::Object(arguments.clone())) {
+    if let Err(problems) = def.input.check(arguments) {
         let message = format!("Invalid arguments for tool {name}: {problems}");
         // 2025-11-25 (SEP-1303) and later: a tool error the model can read and correct.
         // Before: a protocol error.
@@ -46,6 +47,9 @@ pub(super) async fn call(call: &Call<'_>) -> Result<Value, Error> {
             Err(Error::invalid_params(message))
         };
     }
+    let Value::Object(arguments) = arguments.clone() else {
+        unreachable!("checked above to be an object")
+    };
     let result = match (def.handler)(arguments, call.cx.clone()).await {
         Ok(result) => result,
         Err(e) => return tool_error_result(e.resolve(call.era())),

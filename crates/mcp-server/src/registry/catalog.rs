@@ -46,7 +46,10 @@ impl<T> Catalog<T> {
     }
 
     pub(crate) fn get(&self, key: &str) -> Option<Arc<T>> {
-        self.snapshot().get(key).cloned()
+        // Under the read lock, without cloning the snapshot's two `Arc`s (their counts are
+        // shared by every thread serving a call).
+        let guard = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        guard.get(key).cloned()
     }
 
     pub(crate) fn len(&self) -> usize {
