@@ -851,29 +851,24 @@ Python, garbage not yet collected are included.
 
 ### Where `mcp-server` spends its time
 
-Profiles taken on this machine while preparing this report (`perf record --call-graph dwarf` on \
-`bench-server`, `perf stat` for the stdio counts); they say why a target is missed when it is:
+Profiles taken on this machine while preparing this report (`perf record` on `bench-server`, \
+`perf stat` for the stdio counts), and what they led to:
 
-- **`echo` over HTTP at 50 sessions** (stateless, 2026-07-28): about 31 % of the server's \
-samples write responses (hyper and the kernel's TCP), 14 % read requests, 26 % are the MCP \
-endpoint. Inside it: the params are parsed into a `serde_json::Value` tree and cloned before \
-they become the tool's argument type (Value parsing about 5 %, building, cloning and dropping \
-its `BTreeMap`s about 5 %), a `Session` is created and dropped for every stateless request \
-(about 3 %), the server's identity is serialized into every result (about 2 %), and watch and \
-notify wake-ups take about 3 %. `malloc` and `free` are about 20 % of all samples. The \
-stateful path shares most of this and skips the per-request session.
+- **stdio, sequential**: the first version paid about 100 µs of server CPU per call in thread \
+hand-offs (about 11 context switches and 6 wake-ups per call): the serving loop ran on \
+`block_on`'s thread, tokio's stdin and stdout went through blocking-pool threads, and a \
+`JoinSet` woke the reader as each request ended. The loop now runs in a runtime task, pipes and \
+unix sockets are driven by the reactor, and requests are not reaped one by one: one wake-up \
+per call remains, and the server CPU per call fell to about 20 µs.
+- **`echo` over HTTP at 50 sessions**: about half of the server's samples are hyper and the \
+kernel's TCP. Each handler used to run in a task of its own and the tool arguments, `_meta` \
+values and catalog snapshot were cloned per call; handlers now run inline (a panic still \
+becomes an error response) and those copies are gone. What remains is mostly parsing the \
+params into a `serde_json::Value` tree, one `Session` per stateless request, and `malloc`/`free`.
 - **`blob`**: the result goes `Blob` → `Value` (`to_value`) → the JSON text block → \
-`CallToolResult` → `Value` again → bytes; building, serializing and dropping those trees is \
-about 45 % of the server's samples, `malloc`/`free` about 40 %, while validating \
-`structuredContent` against the `outputSchema` is about 3 %.
-- **stdio, sequential**: about 11 context switches, 6 wake-ups and 13 `futex` calls per call \
-(309k switches, 173k wake-ups and 383k `futex` calls for about 28k calls). tokio's stdin and \
-stdout do their reads and writes on blocking-pool threads, each request runs as a spawned \
-task and its answer goes through a channel to a writer task: every step is a hop between \
-threads, and on this virtual machine each wake-up of an idle vCPU costs tens of microseconds. \
-The TypeScript server does the same work on one thread, which is why it is ahead when only one \
-call is in flight; with 64 in flight the hops are shared by many calls and `mcp-server` spends \
-about 8 µs of CPU per call.
+`CallToolResult` → `Value` again → bytes, and `structuredContent` is validated against the \
+`outputSchema` on every call (rmcp does not validate); building, serializing and dropping those \
+trees dominates the server's samples.
 
 ";
 
