@@ -70,6 +70,30 @@ async fn settled(server: &Running) -> Result<(u64, usize), String> {
     Ok((rss, fds))
 }
 
+/// Waits for the workers that open the sessions, reads the server's memory once they settled,
+/// and stops the server.
+async fn finish(
+    server: Running,
+    workers: Vec<tokio::task::JoinHandle<Result<(), String>>>,
+    started: Instant,
+    n: usize,
+    before_kib: u64,
+) -> Result<MemorySample, String> {
+    for worker in workers {
+        worker.await.map_err(|e| e.to_string())??;
+    }
+    let setup = started.elapsed();
+    let (after_kib, server_fds) = settled(&server).await?;
+    server.stop().await;
+    Ok(MemorySample {
+        sessions: n,
+        before_kib,
+        after_kib,
+        server_fds,
+        setup,
+    })
+}
+
 /// Memory per connected session (`n` sessions, `n` open idle connections).
 pub async fn connected(
     spec: &ServerSpec,
@@ -93,20 +117,9 @@ pub async fn connected(
             Ok::<(), String>(())
         }));
     }
-    for worker in workers {
-        worker.await.map_err(|e| e.to_string())??;
-    }
-    let setup = started.elapsed();
-    let (after_kib, server_fds) = settled(&server).await?;
-    server.stop().await;
+    let sample = finish(server, workers, started, n, before_kib).await;
     drop((warm, sessions));
-    Ok(MemorySample {
-        sessions: n,
-        before_kib,
-        after_kib,
-        server_fds,
-        setup,
-    })
+    sample
 }
 
 /// Memory per idle session (`n` sessions whose connections were closed).
@@ -131,18 +144,7 @@ pub async fn idle(
             Ok::<(), String>(())
         }));
     }
-    for worker in workers {
-        worker.await.map_err(|e| e.to_string())??;
-    }
-    let setup = started.elapsed();
-    let (after_kib, server_fds) = settled(&server).await?;
-    server.stop().await;
+    let sample = finish(server, workers, started, n, before_kib).await;
     drop(warm);
-    Ok(MemorySample {
-        sessions: n,
-        before_kib,
-        after_kib,
-        server_fds,
-        setup,
-    })
+    sample
 }

@@ -17,18 +17,43 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::UnixStream;
 use tokio::net::unix::pipe;
 
-/// stdin, readable without a blocking thread when it can be.
-pub(crate) enum Input {
-    Pipe(Option<pipe::Receiver>),
+/// A standard descriptor: a pipe end or a unix socket driven by the reactor, or tokio's own
+/// handle `B` (which reads and writes on its blocking pool). The `Option`s are only emptied
+/// when dropped, to put the descriptor back in blocking mode.
+pub(crate) enum Stdio<P: PipeEnd, B> {
+    Pipe(Option<P>),
     Socket(Option<UnixStream>),
-    Blocking(tokio::io::Stdin),
+    Blocking(B),
 }
 
+/// stdin, readable without a blocking thread when it can be.
+pub(crate) type Input = Stdio<pipe::Receiver, tokio::io::Stdin>;
+
 /// stdout, writable without a blocking thread when it can be.
-pub(crate) enum Output {
-    Pipe(Option<pipe::Sender>),
-    Socket(Option<UnixStream>),
-    Blocking(tokio::io::Stdout),
+pub(crate) type Output = Stdio<pipe::Sender, tokio::io::Stdout>;
+
+/// Either end of a pipe, as tokio drives it (each calls its own inherent function).
+pub(crate) trait PipeEnd: Sized {
+    fn from_file(file: File) -> io::Result<Self>;
+    fn into_blocking_fd(self) -> io::Result<OwnedFd>;
+}
+
+impl PipeEnd for pipe::Receiver {
+    fn from_file(file: File) -> io::Result<Self> {
+        pipe::Receiver::from_file(file)
+    }
+    fn into_blocking_fd(self) -> io::Result<OwnedFd> {
+        pipe::Receiver::into_blocking_fd(self)
+    }
+}
+
+impl PipeEnd for pipe::Sender {
+    fn from_file(file: File) -> io::Result<Self> {
+        pipe::Sender::from_file(file)
+    }
+    fn into_blocking_fd(self) -> io::Result<OwnedFd> {
+        pipe::Sender::into_blocking_fd(self)
+    }
 }
 
 /// What a standard descriptor is, as far as choosing how to drive it goes.
@@ -62,31 +87,29 @@ fn socket(socket: std::os::unix::net::UnixStream) -> Option<UnixStream> {
     UnixStream::from_std(socket).ok()
 }
 
-impl Input {
-    /// This process's stdin (within a tokio runtime).
-    pub(crate) fn stdin() -> Self {
-        let driven = match kind(io::stdin().as_fd()) {
-            Kind::Fifo(file) => pipe::Receiver::from_file(file)
-                .ok()
-                .map(|p| Self::Pipe(Some(p))),
+impl<P: PipeEnd, B> Stdio<P, B> {
+    /// `fd` through the reactor when it is a pipe or a unix socket; `blocking()` otherwise.
+    fn open(fd: std::os::fd::BorrowedFd<'_>, blocking: impl FnOnce() -> B) -> Self {
+        let driven = match kind(fd) {
+            Kind::Fifo(file) => P::from_file(file).ok().map(|p| Self::Pipe(Some(p))),
             Kind::Socket(s) => socket(s).map(|s| Self::Socket(Some(s))),
             Kind::Other => None,
         };
-        driven.unwrap_or_else(|| Self::Blocking(tokio::io::stdin()))
+        driven.unwrap_or_else(|| Self::Blocking(blocking()))
+    }
+}
+
+impl Input {
+    /// This process's stdin (within a tokio runtime).
+    pub(crate) fn stdin() -> Self {
+        Self::open(io::stdin().as_fd(), tokio::io::stdin)
     }
 }
 
 impl Output {
     /// This process's stdout (within a tokio runtime).
     pub(crate) fn stdout() -> Self {
-        let driven = match kind(io::stdout().as_fd()) {
-            Kind::Fifo(file) => pipe::Sender::from_file(file)
-                .ok()
-                .map(|p| Self::Pipe(Some(p))),
-            Kind::Socket(s) => socket(s).map(|s| Self::Socket(Some(s))),
-            Kind::Other => None,
-        };
-        driven.unwrap_or_else(|| Self::Blocking(tokio::io::stdout()))
+        Self::open(io::stdout().as_fd(), tokio::io::stdout)
     }
 }
 
@@ -142,14 +165,8 @@ impl AsyncWrite for Output {
     }
 }
 
-/// Puts a socket back in blocking mode.
-fn block_socket(s: UnixStream) {
-    if let Ok(s) = s.into_std() {
-        let _ = s.set_nonblocking(false);
-    }
-}
-
-impl Drop for Input {
+impl<P: PipeEnd, B> Drop for Stdio<P, B> {
+    /// Puts the descriptor back in blocking mode.
     fn drop(&mut self) {
         match self {
             Self::Pipe(p) => {
@@ -157,21 +174,11 @@ impl Drop for Input {
                     let _ = p.into_blocking_fd();
                 }
             }
-            Self::Socket(s) => s.take().into_iter().for_each(block_socket),
-            Self::Blocking(_) => {}
-        }
-    }
-}
-
-impl Drop for Output {
-    fn drop(&mut self) {
-        match self {
-            Self::Pipe(p) => {
-                if let Some(p) = p.take() {
-                    let _ = p.into_blocking_fd();
+            Self::Socket(s) => {
+                if let Some(Ok(s)) = s.take().map(UnixStream::into_std) {
+                    let _ = s.set_nonblocking(false);
                 }
             }
-            Self::Socket(s) => s.take().into_iter().for_each(block_socket),
             Self::Blocking(_) => {}
         }
     }
