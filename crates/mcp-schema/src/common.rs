@@ -179,6 +179,11 @@ pub trait ResultFields: crate::meta::HasMeta {
     fn mark_complete(&mut self) {
         *self.result_type_mut() = Some(ResultType::Complete);
     }
+
+    /// The cache hints, for the cacheable results (2026-07-28 `CacheableResult`).
+    fn cache_hints_mut(&mut self) -> Option<&mut dyn CacheHints> {
+        None
+    }
 }
 
 /// Cacheable results (2026-07-28 `CacheableResult`: `server/discover`, the `*/list` results and

@@ -70,5 +70,4 @@ impl DiscoverResult {
 
 has_meta!(DiscoverResult);
 extensible!(DiscoverResult);
-crate::macros::result_fields!(DiscoverResult);
 crate::macros::cache_hints!(DiscoverResult);

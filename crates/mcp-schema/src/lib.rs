@@ -117,6 +117,7 @@
 //! | [`notifications`], [`pagination`] | cancellation and progress, cursors |
 //! | [`methods`], [`messages`] | [`McpRequest`] / [`McpNotification`] markers, typed method unions |
 //! | [`envelope`] | typed JSON-RPC envelopes |
+//! | [`headers`] | the 2026-07-28 HTTP headers mirroring a request (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) |
 //! | [`tags`] | the constant `type` / `mode` / `jsonrpc` discriminators |
 
 mod macros;
@@ -129,6 +130,7 @@ pub mod discover;
 pub mod elicitation;
 pub mod envelope;
 pub mod error;
+pub mod headers;
 pub mod lifecycle;
 pub mod logging;
 pub mod messages;

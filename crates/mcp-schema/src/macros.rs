@@ -164,10 +164,23 @@ macro_rules! result_fields {
     };
 }
 
-/// Implements [`crate::common::CacheHints`] for results with `ttl_ms` and `cache_scope`.
+/// Implements [`crate::common::CacheHints`] and [`crate::common::ResultFields`] for cacheable
+/// results (with `ttl_ms`, `cache_scope`, `result_type` and `meta`).
 macro_rules! cache_hints {
     ($($ty:ty),+ $(,)?) => {
         $(
+            impl $crate::common::ResultFields for $ty {
+                fn result_type(&self) -> Option<&$crate::common::ResultType> {
+                    self.result_type.as_ref()
+                }
+                fn result_type_mut(&mut self) -> &mut Option<$crate::common::ResultType> {
+                    &mut self.result_type
+                }
+                fn cache_hints_mut(&mut self) -> Option<&mut dyn $crate::common::CacheHints> {
+                    Some(self)
+                }
+            }
+
             impl $crate::common::CacheHints for $ty {
                 fn ttl_ms(&self) -> Option<u64> {
                     self.ttl_ms

@@ -20,7 +20,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::common::{EmptyResult, NotificationParams, RequestParams};
+use crate::common::{EmptyResult, NotificationParams, RequestParams, ResultFields};
 use crate::completion::{CompleteRequestParams, CompleteResult};
 use crate::discover::DiscoverResult;
 use crate::elicitation::{
@@ -28,8 +28,10 @@ use crate::elicitation::{
 };
 use crate::lifecycle::{InitializeRequestParams, InitializeResult};
 use crate::logging::{LoggingMessageNotificationParams, SetLevelRequestParams};
+use crate::meta::{HasMeta, Meta};
 use crate::methods::*;
 use crate::mrtr::Outcome;
+use crate::mrtr::RetryParams;
 use crate::notifications::{CancelledNotificationParams, ProgressNotificationParams};
 use crate::pagination::PaginatedRequestParams;
 use crate::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult};
@@ -98,6 +100,24 @@ macro_rules! method_enum {
     };
     (@value req $p:expr) => { Some(serde_json::to_value($p)?) };
     (@value opt $p:expr) => { $p.as_ref().map(serde_json::to_value).transpose()? };
+    (@target McpRequest, req $marker:ty, $p:expr) => { <$marker as McpRequest>::target($p) };
+    (@target McpRequest, opt $marker:ty, $p:expr) => {
+        $p.as_ref().and_then(|p| <$marker as McpRequest>::target(p))
+    };
+    (@retry McpRequest, req $marker:ty, $p:expr) => { <$marker as McpRequest>::retry_params($p) };
+    (@retry McpRequest, opt $marker:ty, $p:expr) => {
+        $p.as_ref().and_then(|p| <$marker as McpRequest>::retry_params(p))
+    };
+    (@retry McpNotification, $kind:ident $marker:ty, $p:expr) => {{
+        let _ = $p;
+        None
+    }};
+    (@meta req $p:expr) => { ParamsMeta::params_meta($p) };
+    (@meta opt $p:expr) => { $p.as_ref().and_then(ParamsMeta::params_meta) };
+    (@target McpNotification, $kind:ident $marker:ty, $p:expr) => {{
+        let _ = $p;
+        None
+    }};
     (
         $(#[$meta:meta])*
         pub enum $name:ident: $trait:ident {
@@ -136,6 +156,42 @@ macro_rules! method_enum {
                 match self {
                     $( Self::$variant(_) => <$marker as $trait>::METHOD, )+
                     Self::Unknown { method, .. } => method,
+                }
+            }
+
+            /// The method's row of the method table (`None` for `Unknown`).
+            pub fn info(&self) -> Option<&'static MethodInfo> {
+                match self {
+                    $( Self::$variant(_) => Some(&<$marker as $trait>::INFO), )+
+                    Self::Unknown { .. } => None,
+                }
+            }
+
+            /// What the message is about: the value of the params member the method table
+            /// names as the method's target (`name` of `tools/call`, `uri` of
+            /// `resources/read`), when the method has one.
+            pub fn target(&self) -> Option<&str> {
+                match self {
+                    $( Self::$variant(p) => method_enum!(@target $trait, $kind $marker, p), )+
+                    Self::Unknown { .. } => None,
+                }
+            }
+
+            /// The `inputResponses` and `requestState` of a retried request, for the methods
+            /// whose server may answer with an `InputRequiredResult`.
+            pub fn retry_params(&self) -> Option<&dyn RetryParams> {
+                match self {
+                    $( Self::$variant(p) => method_enum!(@retry $trait, $kind $marker, p), )+
+                    Self::Unknown { .. } => None,
+                }
+            }
+
+            /// The params' `_meta` (`None` when absent, and for `Unknown`, whose params are
+            /// kept as raw JSON).
+            pub fn meta(&self) -> Option<&Meta> {
+                match self {
+                    $( Self::$variant(p) => method_enum!(@meta $kind p), )+
+                    Self::Unknown { .. } => None,
                 }
             }
 
@@ -190,6 +246,7 @@ macro_rules! method_enum {
                 Ok(())
             }
         }
+
 
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -322,6 +379,55 @@ method_enum! {
     }
 }
 
+/// The `_meta` of any params type (elicitation params are a union whose unknown modes are kept
+/// as raw JSON, so they have no `HasMeta`).
+trait ParamsMeta {
+    fn params_meta(&self) -> Option<&Meta>;
+}
+
+impl<T: HasMeta> ParamsMeta for T {
+    fn params_meta(&self) -> Option<&Meta> {
+        self.meta()
+    }
+}
+
+impl ParamsMeta for ElicitRequestParams {
+    fn params_meta(&self) -> Option<&Meta> {
+        match self {
+            ElicitRequestParams::Form(p) => p.meta(),
+            ElicitRequestParams::Url(p) => p.meta(),
+            ElicitRequestParams::Unknown(_) => None,
+        }
+    }
+}
+
+/// A result, or an [`Outcome`] of one: the complete result inside, if any.
+trait AsComplete {
+    fn as_complete_mut(&mut self) -> Option<&mut dyn ResultFields>;
+}
+
+impl<T: ResultFields> AsComplete for T {
+    fn as_complete_mut(&mut self) -> Option<&mut dyn ResultFields> {
+        Some(self)
+    }
+}
+
+impl<T: ResultFields> AsComplete for Outcome<T> {
+    fn as_complete_mut(&mut self) -> Option<&mut dyn ResultFields> {
+        match self {
+            Outcome::Complete(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// The payload of `tasks/result` (2025-11-25 only) has no common result members of its own.
+impl AsComplete for GetTaskPayloadResult {
+    fn as_complete_mut(&mut self) -> Option<&mut dyn ResultFields> {
+        None
+    }
+}
+
 macro_rules! result_enum {
     (
         $(#[$meta:meta])*
@@ -350,6 +456,16 @@ macro_rules! result_enum {
         };
 
         impl $name {
+            /// The complete result, for the common result members (`resultType`, `_meta`,
+            /// and the cache hints of cacheable results): `None` for an `InputRequiredResult`
+            /// or a task, and for `Unknown`.
+            pub fn complete_mut(&mut self) -> Option<&mut dyn ResultFields> {
+                match self {
+                    $( Self::$variant(r) => r.as_complete_mut(), )+
+                    Self::Unknown(_) => None,
+                }
+            }
+
             /// Parses the result of a request for `method`.
             pub fn parse(method: &str, result: Value) -> Result<Self, serde_json::Error> {
                 Ok(match method {

@@ -1,6 +1,10 @@
-//! Method ⇄ params ⇄ result bindings: [`McpRequest`] and [`McpNotification`], implemented by
-//! one marker type per method (named after the schema's request / notification type), and a
-//! table of which versions and directions each method exists in ([`METHODS`]).
+//! The method table: every method of every version, said once. Each row binds a marker type
+//! (named after the schema's request / notification type) to the method's name, params and
+//! result types ([`McpRequest`] / [`McpNotification`]) and to the facts both sides act on
+//! ([`MethodInfo`]): the versions and direction it exists in, the params member naming its
+//! target (`name` / `uri`), whether the 2026-07-28 `Mcp-Name` header carries that target,
+//! whether the server may answer it with an `InputRequiredResult`, and whether its result may
+//! be cached. [`METHODS`] lists the rows, [`method_info`] finds one by name.
 //!
 //! ```
 //! use mcp_schema::{CallToolRequest, McpRequest, Outcome, CallToolResult};
@@ -9,6 +13,9 @@
 //!     R::METHOD
 //! }
 //! assert_eq!(method_of::<CallToolRequest>(), "tools/call");
+//! let info = mcp_schema::methods::method_info("tools/call").unwrap();
+//! assert_eq!(info.target.map(|t| t.as_str()), Some("name"));
+//! assert!(info.target_header && info.may_require_input && !info.cacheable);
 //! let _: <CallToolRequest as McpRequest>::Result = Outcome::Complete(CallToolResult::text("hi"));
 //! ```
 //!
@@ -34,7 +41,7 @@ use crate::elicitation::{
 };
 use crate::lifecycle::{InitializeRequestParams, InitializeResult};
 use crate::logging::{LoggingMessageNotificationParams, SetLevelRequestParams};
-use crate::mrtr::Outcome;
+use crate::mrtr::{Outcome, RetryParams};
 use crate::notifications::{CancelledNotificationParams, ProgressNotificationParams};
 use crate::pagination::PaginatedRequestParams;
 use crate::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult};
@@ -56,199 +63,41 @@ use crate::tasks::{
 use crate::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 use crate::version::ProtocolVersion;
 
-/// A request method: its name, params type and result type.
+/// A request method: its name, params type, result type, and its row of the method table.
 pub trait McpRequest {
     /// The method name (`"tools/call"`).
     const METHOD: &'static str;
+    /// Where and how the method exists: its row of [`METHODS`].
+    const INFO: MethodInfo;
     /// The params type.
     type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
     /// The result type.
     type Result: Serialize + DeserializeOwned + Send + Sync + 'static;
+
+    /// What the request is about: the value of the params member [`MethodInfo::target`] names
+    /// (`name` of `tools/call`, `uri` of `resources/read`), for methods that have one.
+    fn target(params: &Self::Params) -> Option<&str> {
+        let _ = params;
+        None
+    }
+
+    /// The `inputResponses` and `requestState` of a retried request, for the methods whose
+    /// server may answer with an `InputRequiredResult` ([`MethodInfo::may_require_input`]).
+    fn retry_params(params: &Self::Params) -> Option<&dyn RetryParams> {
+        let _ = params;
+        None
+    }
 }
 
-/// A notification method: its name and params type.
+/// A notification method: its name, params type, and its row of the method table.
 pub trait McpNotification {
     /// The method name (`"notifications/progress"`).
     const METHOD: &'static str;
+    /// Where the method exists: its row of [`METHODS`].
+    const INFO: MethodInfo;
     /// The params type.
     type Params: Serialize + DeserializeOwned + Send + Sync + 'static;
 }
-
-macro_rules! request {
-    ($(#[$meta:meta])* $name:ident = $method:literal, $params:ty => $result:ty) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct $name;
-
-        impl McpRequest for $name {
-            const METHOD: &'static str = $method;
-            type Params = $params;
-            type Result = $result;
-        }
-    };
-}
-
-macro_rules! notification {
-    ($(#[$meta:meta])* $name:ident = $method:literal, $params:ty) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct $name;
-
-        impl McpNotification for $name {
-            const METHOD: &'static str = $method;
-            type Params = $params;
-        }
-    };
-}
-
-request!(
-    /// `initialize` (client → server, 2024-11-05 … 2025-11-25).
-    InitializeRequest = "initialize", InitializeRequestParams => InitializeResult
-);
-request!(
-    /// `ping` (both directions, 2024-11-05 … 2025-11-25). Params optional.
-    PingRequest = "ping", RequestParams => EmptyResult
-);
-request!(
-    /// `server/discover` (client → server, 2026-07-28).
-    DiscoverRequest = "server/discover", RequestParams => DiscoverResult
-);
-request!(
-    /// `tools/list` (client → server). Params optional before 2026-07-28.
-    ListToolsRequest = "tools/list", PaginatedRequestParams => ListToolsResult
-);
-request!(
-    /// `tools/call` (client → server). May yield an `InputRequiredResult` (2026-07-28) or a
-    /// `CreateTaskResult` (2025-11-25).
-    CallToolRequest = "tools/call", CallToolRequestParams => Outcome<CallToolResult>
-);
-request!(
-    /// `resources/list` (client → server). Params optional before 2026-07-28.
-    ListResourcesRequest = "resources/list", PaginatedRequestParams => ListResourcesResult
-);
-request!(
-    /// `resources/templates/list` (client → server). Params optional before 2026-07-28.
-    ListResourceTemplatesRequest = "resources/templates/list",
-    PaginatedRequestParams => ListResourceTemplatesResult
-);
-request!(
-    /// `resources/read` (client → server). May yield an `InputRequiredResult` (2026-07-28).
-    ReadResourceRequest = "resources/read", ReadResourceRequestParams => Outcome<ReadResourceResult>
-);
-request!(
-    /// `resources/subscribe` (client → server, 2024-11-05 … 2025-11-25).
-    SubscribeRequest = "resources/subscribe", SubscribeRequestParams => EmptyResult
-);
-request!(
-    /// `resources/unsubscribe` (client → server, 2024-11-05 … 2025-11-25).
-    UnsubscribeRequest = "resources/unsubscribe", UnsubscribeRequestParams => EmptyResult
-);
-request!(
-    /// `prompts/list` (client → server). Params optional before 2026-07-28.
-    ListPromptsRequest = "prompts/list", PaginatedRequestParams => ListPromptsResult
-);
-request!(
-    /// `prompts/get` (client → server). May yield an `InputRequiredResult` (2026-07-28).
-    GetPromptRequest = "prompts/get", GetPromptRequestParams => Outcome<GetPromptResult>
-);
-request!(
-    /// `logging/setLevel` (client → server, 2024-11-05 … 2025-11-25).
-    SetLevelRequest = "logging/setLevel", SetLevelRequestParams => EmptyResult
-);
-request!(
-    /// `completion/complete` (client → server).
-    CompleteRequest = "completion/complete", CompleteRequestParams => CompleteResult
-);
-request!(
-    /// `subscriptions/listen` (client → server, 2026-07-28).
-    SubscriptionsListenRequest = "subscriptions/listen",
-    SubscriptionsListenRequestParams => SubscriptionsListenResult
-);
-request!(
-    /// `sampling/createMessage` (server → client; in 2026-07-28 only inside an
-    /// `InputRequiredResult`). May yield a `CreateTaskResult` (2025-11-25).
-    CreateMessageRequest = "sampling/createMessage",
-    CreateMessageRequestParams => Outcome<CreateMessageResult>
-);
-request!(
-    /// `elicitation/create` (server → client, 2025-06-18+; in 2026-07-28 only inside an
-    /// `InputRequiredResult`). May yield a `CreateTaskResult` (2025-11-25).
-    ElicitRequest = "elicitation/create", ElicitRequestParams => Outcome<ElicitResult>
-);
-request!(
-    /// `roots/list` (server → client; in 2026-07-28 only inside an `InputRequiredResult`).
-    /// Params optional.
-    ListRootsRequest = "roots/list", RequestParams => ListRootsResult
-);
-request!(
-    /// `tasks/get` (both directions, 2025-11-25).
-    GetTaskRequest = "tasks/get", GetTaskRequestParams => GetTaskResult
-);
-request!(
-    /// `tasks/result` (both directions, 2025-11-25).
-    GetTaskPayloadRequest = "tasks/result", GetTaskPayloadRequestParams => GetTaskPayloadResult
-);
-request!(
-    /// `tasks/list` (both directions, 2025-11-25). Params optional.
-    ListTasksRequest = "tasks/list", PaginatedRequestParams => ListTasksResult
-);
-request!(
-    /// `tasks/cancel` (both directions, 2025-11-25).
-    CancelTaskRequest = "tasks/cancel", CancelTaskRequestParams => CancelTaskResult
-);
-
-notification!(
-    /// `notifications/cancelled` (both directions).
-    CancelledNotification = "notifications/cancelled", CancelledNotificationParams
-);
-notification!(
-    /// `notifications/progress` (both directions; server → client in 2026-07-28).
-    ProgressNotification = "notifications/progress", ProgressNotificationParams
-);
-notification!(
-    /// `notifications/initialized` (client → server, 2024-11-05 … 2025-11-25). Params optional.
-    InitializedNotification = "notifications/initialized", NotificationParams
-);
-notification!(
-    /// `notifications/roots/list_changed` (client → server, 2024-11-05 … 2025-11-25). Params
-    /// optional.
-    RootsListChangedNotification = "notifications/roots/list_changed", NotificationParams
-);
-notification!(
-    /// `notifications/message` (server → client).
-    LoggingMessageNotification = "notifications/message", LoggingMessageNotificationParams
-);
-notification!(
-    /// `notifications/resources/updated` (server → client).
-    ResourceUpdatedNotification = "notifications/resources/updated",
-    ResourceUpdatedNotificationParams
-);
-notification!(
-    /// `notifications/resources/list_changed` (server → client). Params optional.
-    ResourceListChangedNotification = "notifications/resources/list_changed", NotificationParams
-);
-notification!(
-    /// `notifications/tools/list_changed` (server → client). Params optional.
-    ToolListChangedNotification = "notifications/tools/list_changed", NotificationParams
-);
-notification!(
-    /// `notifications/prompts/list_changed` (server → client). Params optional.
-    PromptListChangedNotification = "notifications/prompts/list_changed", NotificationParams
-);
-notification!(
-    /// `notifications/elicitation/complete` (server → client, 2025-11-25 only).
-    ElicitationCompleteNotification = "notifications/elicitation/complete",
-    ElicitationCompleteNotificationParams
-);
-notification!(
-    /// `notifications/tasks/status` (both directions, 2025-11-25).
-    TaskStatusNotification = "notifications/tasks/status", TaskStatusNotificationParams
-);
-notification!(
-    /// `notifications/subscriptions/acknowledged` (server → client, 2026-07-28).
-    SubscriptionsAcknowledgedNotification = "notifications/subscriptions/acknowledged",
-    SubscriptionsAcknowledgedNotificationParams
-);
 
 /// Whether a method is a request or a notification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -282,8 +131,29 @@ impl Direction {
     }
 }
 
-/// Where a method exists.
+/// The params member that names what a request is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TargetField {
+    /// `params.name`: a tool (`tools/call`) or a prompt (`prompts/get`).
+    Name,
+    /// `params.uri`: a resource (`resources/read`, `resources/subscribe`, …).
+    Uri,
+}
+
+impl TargetField {
+    /// The member's name in the params object.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TargetField::Name => "name",
+            TargetField::Uri => "uri",
+        }
+    }
+}
+
+/// One row of the method table: everything the protocol says about a method that code on
+/// either side acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct MethodInfo {
     /// The method name.
     pub method: &'static str,
@@ -298,86 +168,273 @@ pub struct MethodInfo {
     /// `sampling/createMessage`, `elicitation/create` and `roots/list` end at 2025-11-25 here:
     /// 2026-07-28 carries them only inside an `InputRequiredResult`.
     pub until: Option<ProtocolVersion>,
+    /// The params member naming what the request is about (a tool, a prompt, a resource).
+    pub target: Option<TargetField>,
+    /// Whether, on 2026-07-28 streamable HTTP, the `Mcp-Name` header mirrors the target.
+    pub target_header: bool,
+    /// Whether a 2026-07-28 server may answer with an `InputRequiredResult` (a multi
+    /// round-trip request: the client answers the input requests and sends the request again).
+    pub may_require_input: bool,
+    /// Whether a 2026-07-28 result may carry cache hints (`ttlMs`, `cacheScope`).
+    pub cacheable: bool,
 }
 
 impl MethodInfo {
+    const fn new(direction: Direction, since: ProtocolVersion) -> Self {
+        Self {
+            method: "",
+            kind: MethodKind::Request,
+            direction,
+            since,
+            until: None,
+            target: None,
+            target_header: false,
+            may_require_input: false,
+            cacheable: false,
+        }
+    }
+
+    const fn until(mut self, version: ProtocolVersion) -> Self {
+        self.until = Some(version);
+        self
+    }
+
+    const fn target(mut self, field: TargetField) -> Self {
+        self.target = Some(field);
+        self
+    }
+
+    const fn named_in_header(mut self) -> Self {
+        self.target_header = true;
+        self
+    }
+
+    const fn may_require_input(mut self) -> Self {
+        self.may_require_input = true;
+        self
+    }
+
+    const fn cacheable(mut self) -> Self {
+        self.cacheable = true;
+        self
+    }
+
+    const fn named(mut self, method: &'static str, kind: MethodKind) -> Self {
+        self.method = method;
+        self.kind = kind;
+        self
+    }
+
     /// Whether the method is a JSON-RPC message of `version`.
     pub fn exists_in(&self, version: ProtocolVersion) -> bool {
         version >= self.since && self.until.is_none_or(|u| version <= u)
     }
-}
 
-const fn info(
-    method: &'static str,
-    kind: MethodKind,
-    direction: Direction,
-    since: ProtocolVersion,
-    until: Option<ProtocolVersion>,
-) -> MethodInfo {
-    MethodInfo {
-        method,
-        kind,
-        direction,
-        since,
-        until,
+    /// Whether the method exists only in the stateless era (2026-07-28 and later).
+    pub fn is_stateless_only(&self) -> bool {
+        !self.since.is_stateful()
     }
 }
 
+/// The method table: one row per method, each binding the marker type to its name, params,
+/// result, eras, direction, target and flags. Generates the markers, their trait impls,
+/// [`METHODS`] and [`method_info`].
+macro_rules! methods {
+    (
+        requests {
+            $(
+                $(#[$rmeta:meta])*
+                $request:ident = $rmethod:literal, $rparams:ty => $result:ty;
+                    $rinfo:expr $(, target: $field:ident)? $(, input: $retry:ident)?;
+            )+
+        }
+        notifications {
+            $(
+                $(#[$nmeta:meta])*
+                $notification:ident = $nmethod:literal, $nparams:ty; $ninfo:expr;
+            )+
+        }
+    ) => {
+        $(
+            $(#[$rmeta])*
+            #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+            pub struct $request;
+
+            impl McpRequest for $request {
+                const METHOD: &'static str = $rmethod;
+                const INFO: MethodInfo = $rinfo $(.$retry())? .named($rmethod, MethodKind::Request);
+                type Params = $rparams;
+                type Result = $result;
+                $(
+                    fn target(params: &Self::Params) -> Option<&str> {
+                        Some(&params.$field)
+                    }
+                )?
+                $(
+                    // `$retry` is `may_require_input`: such params carry the retry members.
+                    fn retry_params(params: &Self::Params) -> Option<&dyn RetryParams> {
+                        let _ = MethodInfo::$retry;
+                        Some(params)
+                    }
+                )?
+            }
+        )+
+        $(
+            $(#[$nmeta])*
+            #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+            pub struct $notification;
+
+            impl McpNotification for $notification {
+                const METHOD: &'static str = $nmethod;
+                const INFO: MethodInfo = $ninfo.named($nmethod, MethodKind::Notification);
+                type Params = $nparams;
+            }
+        )+
+
+        /// Every method of every version, requests first.
+        pub const METHODS: &[MethodInfo] = &[
+            $( <$request as McpRequest>::INFO, )+
+            $( <$notification as McpNotification>::INFO, )+
+        ];
+
+        /// Where `method` exists, if it is a method of any version.
+        pub fn method_info(method: &str) -> Option<&'static MethodInfo> {
+            match method {
+                $( $rmethod => Some(&<$request as McpRequest>::INFO), )+
+                $( $nmethod => Some(&<$notification as McpNotification>::INFO), )+
+                _ => None,
+            }
+        }
+    };
+}
+
 use Direction::{Both, ClientToServer as C2S, ServerToClient as S2C};
-use MethodKind::{Notification as N, Request as R};
 use ProtocolVersion::{V2024_11_05 as V1, V2025_06_18 as V3, V2025_11_25 as V4, V2026_07_28 as V5};
+use TargetField::{Name, Uri};
 
-/// Every method of every version.
-pub const METHODS: &[MethodInfo] = &[
-    info(InitializeRequest::METHOD, R, C2S, V1, Some(V4)),
-    info(PingRequest::METHOD, R, Both, V1, Some(V4)),
-    info(DiscoverRequest::METHOD, R, C2S, V5, None),
-    info(ListToolsRequest::METHOD, R, C2S, V1, None),
-    info(CallToolRequest::METHOD, R, C2S, V1, None),
-    info(ListResourcesRequest::METHOD, R, C2S, V1, None),
-    info(ListResourceTemplatesRequest::METHOD, R, C2S, V1, None),
-    info(ReadResourceRequest::METHOD, R, C2S, V1, None),
-    info(SubscribeRequest::METHOD, R, C2S, V1, Some(V4)),
-    info(UnsubscribeRequest::METHOD, R, C2S, V1, Some(V4)),
-    info(ListPromptsRequest::METHOD, R, C2S, V1, None),
-    info(GetPromptRequest::METHOD, R, C2S, V1, None),
-    info(SetLevelRequest::METHOD, R, C2S, V1, Some(V4)),
-    info(CompleteRequest::METHOD, R, C2S, V1, None),
-    info(SubscriptionsListenRequest::METHOD, R, C2S, V5, None),
-    info(CreateMessageRequest::METHOD, R, S2C, V1, Some(V4)),
-    info(ElicitRequest::METHOD, R, S2C, V3, Some(V4)),
-    info(ListRootsRequest::METHOD, R, S2C, V1, Some(V4)),
-    info(GetTaskRequest::METHOD, R, Both, V4, Some(V4)),
-    info(GetTaskPayloadRequest::METHOD, R, Both, V4, Some(V4)),
-    info(ListTasksRequest::METHOD, R, Both, V4, Some(V4)),
-    info(CancelTaskRequest::METHOD, R, Both, V4, Some(V4)),
-    info(CancelledNotification::METHOD, N, Both, V1, None),
-    info(ProgressNotification::METHOD, N, Both, V1, None),
-    info(InitializedNotification::METHOD, N, C2S, V1, Some(V4)),
-    info(RootsListChangedNotification::METHOD, N, C2S, V1, Some(V4)),
-    info(LoggingMessageNotification::METHOD, N, S2C, V1, None),
-    info(ResourceUpdatedNotification::METHOD, N, S2C, V1, None),
-    info(ResourceListChangedNotification::METHOD, N, S2C, V1, None),
-    info(ToolListChangedNotification::METHOD, N, S2C, V1, None),
-    info(PromptListChangedNotification::METHOD, N, S2C, V1, None),
-    info(
-        ElicitationCompleteNotification::METHOD,
-        N,
-        S2C,
-        V4,
-        Some(V4),
-    ),
-    info(TaskStatusNotification::METHOD, N, Both, V4, Some(V4)),
-    info(
-        SubscriptionsAcknowledgedNotification::METHOD,
-        N,
-        S2C,
-        V5,
-        None,
-    ),
-];
+const fn row(direction: Direction, since: ProtocolVersion) -> MethodInfo {
+    MethodInfo::new(direction, since)
+}
 
-/// Where `method` exists, if it is a method of any version.
-pub fn method_info(method: &str) -> Option<&'static MethodInfo> {
-    METHODS.iter().find(|m| m.method == method)
+methods! {
+    requests {
+        /// `initialize` (client → server, 2024-11-05 … 2025-11-25).
+        InitializeRequest = "initialize", InitializeRequestParams => InitializeResult;
+            row(C2S, V1).until(V4);
+        /// `ping` (both directions, 2024-11-05 … 2025-11-25). Params optional.
+        PingRequest = "ping", RequestParams => EmptyResult;
+            row(Both, V1).until(V4);
+        /// `server/discover` (client → server, 2026-07-28).
+        DiscoverRequest = "server/discover", RequestParams => DiscoverResult;
+            row(C2S, V5).cacheable();
+        /// `tools/list` (client → server). Params optional before 2026-07-28.
+        ListToolsRequest = "tools/list", PaginatedRequestParams => ListToolsResult;
+            row(C2S, V1).cacheable();
+        /// `tools/call` (client → server). May yield an `InputRequiredResult` (2026-07-28) or a
+        /// `CreateTaskResult` (2025-11-25).
+        CallToolRequest = "tools/call", CallToolRequestParams => Outcome<CallToolResult>;
+            row(C2S, V1).target(Name).named_in_header(), target: name, input: may_require_input;
+        /// `resources/list` (client → server). Params optional before 2026-07-28.
+        ListResourcesRequest = "resources/list", PaginatedRequestParams => ListResourcesResult;
+            row(C2S, V1).cacheable();
+        /// `resources/templates/list` (client → server). Params optional before 2026-07-28.
+        ListResourceTemplatesRequest = "resources/templates/list",
+            PaginatedRequestParams => ListResourceTemplatesResult;
+            row(C2S, V1).cacheable();
+        /// `resources/read` (client → server). May yield an `InputRequiredResult` (2026-07-28).
+        ReadResourceRequest = "resources/read",
+            ReadResourceRequestParams => Outcome<ReadResourceResult>;
+            row(C2S, V1).target(Uri).named_in_header().cacheable(), target: uri, input: may_require_input;
+        /// `resources/subscribe` (client → server, 2024-11-05 … 2025-11-25).
+        SubscribeRequest = "resources/subscribe", SubscribeRequestParams => EmptyResult;
+            row(C2S, V1).until(V4).target(Uri), target: uri;
+        /// `resources/unsubscribe` (client → server, 2024-11-05 … 2025-11-25).
+        UnsubscribeRequest = "resources/unsubscribe", UnsubscribeRequestParams => EmptyResult;
+            row(C2S, V1).until(V4).target(Uri), target: uri;
+        /// `prompts/list` (client → server). Params optional before 2026-07-28.
+        ListPromptsRequest = "prompts/list", PaginatedRequestParams => ListPromptsResult;
+            row(C2S, V1).cacheable();
+        /// `prompts/get` (client → server). May yield an `InputRequiredResult` (2026-07-28).
+        GetPromptRequest = "prompts/get", GetPromptRequestParams => Outcome<GetPromptResult>;
+            row(C2S, V1).target(Name).named_in_header(), target: name, input: may_require_input;
+        /// `logging/setLevel` (client → server, 2024-11-05 … 2025-11-25).
+        SetLevelRequest = "logging/setLevel", SetLevelRequestParams => EmptyResult;
+            row(C2S, V1).until(V4);
+        /// `completion/complete` (client → server).
+        CompleteRequest = "completion/complete", CompleteRequestParams => CompleteResult;
+            row(C2S, V1);
+        /// `subscriptions/listen` (client → server, 2026-07-28).
+        SubscriptionsListenRequest = "subscriptions/listen",
+            SubscriptionsListenRequestParams => SubscriptionsListenResult;
+            row(C2S, V5);
+        /// `sampling/createMessage` (server → client; in 2026-07-28 only inside an
+        /// `InputRequiredResult`). May yield a `CreateTaskResult` (2025-11-25).
+        CreateMessageRequest = "sampling/createMessage",
+            CreateMessageRequestParams => Outcome<CreateMessageResult>;
+            row(S2C, V1).until(V4);
+        /// `elicitation/create` (server → client, 2025-06-18+; in 2026-07-28 only inside an
+        /// `InputRequiredResult`). May yield a `CreateTaskResult` (2025-11-25).
+        ElicitRequest = "elicitation/create", ElicitRequestParams => Outcome<ElicitResult>;
+            row(S2C, V3).until(V4);
+        /// `roots/list` (server → client; in 2026-07-28 only inside an `InputRequiredResult`).
+        /// Params optional.
+        ListRootsRequest = "roots/list", RequestParams => ListRootsResult;
+            row(S2C, V1).until(V4);
+        /// `tasks/get` (both directions, 2025-11-25).
+        GetTaskRequest = "tasks/get", GetTaskRequestParams => GetTaskResult;
+            row(Both, V4).until(V4);
+        /// `tasks/result` (both directions, 2025-11-25).
+        GetTaskPayloadRequest = "tasks/result", GetTaskPayloadRequestParams => GetTaskPayloadResult;
+            row(Both, V4).until(V4);
+        /// `tasks/list` (both directions, 2025-11-25). Params optional.
+        ListTasksRequest = "tasks/list", PaginatedRequestParams => ListTasksResult;
+            row(Both, V4).until(V4);
+        /// `tasks/cancel` (both directions, 2025-11-25).
+        CancelTaskRequest = "tasks/cancel", CancelTaskRequestParams => CancelTaskResult;
+            row(Both, V4).until(V4);
+    }
+    notifications {
+        /// `notifications/cancelled` (both directions).
+        CancelledNotification = "notifications/cancelled", CancelledNotificationParams;
+            row(Both, V1);
+        /// `notifications/progress` (both directions; server → client in 2026-07-28).
+        ProgressNotification = "notifications/progress", ProgressNotificationParams;
+            row(Both, V1);
+        /// `notifications/initialized` (client → server, 2024-11-05 … 2025-11-25). Params
+        /// optional.
+        InitializedNotification = "notifications/initialized", NotificationParams;
+            row(C2S, V1).until(V4);
+        /// `notifications/roots/list_changed` (client → server, 2024-11-05 … 2025-11-25).
+        /// Params optional.
+        RootsListChangedNotification = "notifications/roots/list_changed", NotificationParams;
+            row(C2S, V1).until(V4);
+        /// `notifications/message` (server → client).
+        LoggingMessageNotification = "notifications/message", LoggingMessageNotificationParams;
+            row(S2C, V1);
+        /// `notifications/resources/updated` (server → client).
+        ResourceUpdatedNotification = "notifications/resources/updated",
+            ResourceUpdatedNotificationParams;
+            row(S2C, V1);
+        /// `notifications/resources/list_changed` (server → client). Params optional.
+        ResourceListChangedNotification = "notifications/resources/list_changed",
+            NotificationParams;
+            row(S2C, V1);
+        /// `notifications/tools/list_changed` (server → client). Params optional.
+        ToolListChangedNotification = "notifications/tools/list_changed", NotificationParams;
+            row(S2C, V1);
+        /// `notifications/prompts/list_changed` (server → client). Params optional.
+        PromptListChangedNotification = "notifications/prompts/list_changed", NotificationParams;
+            row(S2C, V1);
+        /// `notifications/elicitation/complete` (server → client, 2025-11-25 only).
+        ElicitationCompleteNotification = "notifications/elicitation/complete",
+            ElicitationCompleteNotificationParams;
+            row(S2C, V4).until(V4);
+        /// `notifications/tasks/status` (both directions, 2025-11-25).
+        TaskStatusNotification = "notifications/tasks/status", TaskStatusNotificationParams;
+            row(Both, V4).until(V4);
+        /// `notifications/subscriptions/acknowledged` (server → client, 2026-07-28).
+        SubscriptionsAcknowledgedNotification = "notifications/subscriptions/acknowledged",
+            SubscriptionsAcknowledgedNotificationParams;
+            row(S2C, V5);
+    }
 }

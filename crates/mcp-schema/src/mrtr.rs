@@ -206,6 +206,10 @@ pub struct InputResponseRequestParams {
 /// Params that can carry a multi round-trip retry (`inputResponses` and `requestState`).
 pub trait RetryParams {
     /// `inputResponses`.
+    fn input_responses(&self) -> Option<&InputResponses>;
+    /// `requestState`.
+    fn request_state(&self) -> Option<&str>;
+    /// `inputResponses`.
     fn input_responses_mut(&mut self) -> &mut Option<InputResponses>;
     /// `requestState`.
     fn request_state_mut(&mut self) -> &mut Option<String>;
@@ -222,6 +226,12 @@ pub trait RetryParams {
 macro_rules! retry_params {
     ($($ty:ty),+) => {$(
         impl RetryParams for $ty {
+            fn input_responses(&self) -> Option<&InputResponses> {
+                self.input_responses.as_ref()
+            }
+            fn request_state(&self) -> Option<&str> {
+                self.request_state.as_deref()
+            }
             fn input_responses_mut(&mut self) -> &mut Option<InputResponses> {
                 &mut self.input_responses
             }

@@ -202,5 +202,5 @@ extensible!(
     GetPromptRequestParams,
     GetPromptResult,
 );
-crate::macros::result_fields!(ListPromptsResult, GetPromptResult);
+crate::macros::result_fields!(GetPromptResult);
 crate::macros::cache_hints!(ListPromptsResult);

@@ -286,11 +286,6 @@ extensible!(
     ReadResourceResult,
     ResourceUpdatedNotificationParams,
 );
-crate::macros::result_fields!(
-    ListResourcesResult,
-    ListResourceTemplatesResult,
-    ReadResourceResult
-);
 crate::macros::cache_hints!(
     ListResourcesResult,
     ListResourceTemplatesResult,

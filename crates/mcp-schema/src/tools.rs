@@ -320,5 +320,5 @@ extensible!(
     CallToolRequestParams,
     CallToolResult,
 );
-crate::macros::result_fields!(ListToolsResult, CallToolResult);
+crate::macros::result_fields!(CallToolResult);
 crate::macros::cache_hints!(ListToolsResult);

@@ -429,3 +429,86 @@ fn method_table_matches_the_schemas() {
         }
     }
 }
+
+/// The definition a `$ref` points at.
+fn ref_name(node: &Value) -> Option<String> {
+    let reference = node.get("$ref")?.as_str()?;
+    Some(reference.rsplit('/').next()?.to_owned())
+}
+
+#[test]
+fn method_facts_match_the_2026_schema() {
+    let schema = Schema::load(ProtocolVersion::V2026_07_28);
+    let defs = &schema.root[schema.defs_key];
+    let requests: BTreeMap<String, String> = schema
+        .def_names()
+        .into_iter()
+        .filter_map(|def| Some((method_const(&schema, &def)?, def)))
+        .collect();
+    for info in METHODS
+        .iter()
+        .filter(|m| m.kind == MethodKind::Request && m.exists_in(ProtocolVersion::V2026_07_28))
+    {
+        let method = info.method;
+        let request = &requests[method];
+        let params = defs[request]
+            .pointer("/properties/params")
+            .and_then(ref_name)
+            .map(|name| defs[&name].clone())
+            .unwrap_or_default();
+        let properties = params.get("properties").cloned().unwrap_or_default();
+        // The target member is a required string member of the params.
+        if let Some(target) = info.target {
+            let field = target.as_str();
+            assert_eq!(properties[field]["type"], "string", "{method}: {field}");
+            let required = params["required"].as_array().cloned().unwrap_or_default();
+            assert!(required.contains(&Value::from(field)), "{method}: {field}");
+        }
+        // Requests that may need input carry the retry members.
+        assert_eq!(
+            info.may_require_input,
+            properties.get("inputResponses").is_some() && properties.get("requestState").is_some(),
+            "{method}: may_require_input"
+        );
+        // The spec's table of standard headers: Mcp-Name for tools/call, resources/read,
+        // prompts/get — the methods whose target may ask for input.
+        assert_eq!(
+            info.target_header,
+            info.target.is_some() && info.may_require_input,
+            "{method}: Mcp-Name"
+        );
+        // Cacheable results carry ttlMs and cacheScope; so does their Rust type.
+        let result = request.replace("Request", "Result");
+        let result_props = &defs[&result]["properties"];
+        let cacheable = result_props.get("ttlMs").is_some();
+        assert_eq!(info.cacheable, cacheable, "{method}: cacheable ({result})");
+    }
+    // The Rust result types agree: a cacheable method's complete result has cache hints.
+    for (method, body) in [
+        (
+            "server/discover",
+            serde_json::json!({"supportedVersions": [], "capabilities": {}}),
+        ),
+        ("tools/list", serde_json::json!({"tools": []})),
+        ("prompts/list", serde_json::json!({"prompts": []})),
+        ("resources/list", serde_json::json!({"resources": []})),
+        (
+            "resources/templates/list",
+            serde_json::json!({"resourceTemplates": []}),
+        ),
+        ("resources/read", serde_json::json!({"contents": []})),
+        ("tools/call", serde_json::json!({"content": []})),
+        (
+            "completion/complete",
+            serde_json::json!({"completion": {"values": []}}),
+        ),
+    ] {
+        let mut result = ServerResult::parse(method, body).unwrap();
+        let fields = result.complete_mut().expect("complete");
+        assert_eq!(
+            fields.cache_hints_mut().is_some(),
+            method_info(method).unwrap().cacheable,
+            "{method}"
+        );
+    }
+}
