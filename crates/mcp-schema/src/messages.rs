@@ -403,16 +403,26 @@ impl ParamsMeta for ElicitRequestParams {
 
 /// A result, or an [`Outcome`] of one: the complete result inside, if any.
 trait AsComplete {
+    fn as_complete(&self) -> Option<&dyn ResultFields>;
     fn as_complete_mut(&mut self) -> Option<&mut dyn ResultFields>;
 }
 
 impl<T: ResultFields> AsComplete for T {
+    fn as_complete(&self) -> Option<&dyn ResultFields> {
+        Some(self)
+    }
     fn as_complete_mut(&mut self) -> Option<&mut dyn ResultFields> {
         Some(self)
     }
 }
 
 impl<T: ResultFields> AsComplete for Outcome<T> {
+    fn as_complete(&self) -> Option<&dyn ResultFields> {
+        match self {
+            Outcome::Complete(r) => Some(r),
+            _ => None,
+        }
+    }
     fn as_complete_mut(&mut self) -> Option<&mut dyn ResultFields> {
         match self {
             Outcome::Complete(r) => Some(r),
@@ -423,6 +433,9 @@ impl<T: ResultFields> AsComplete for Outcome<T> {
 
 /// The payload of `tasks/result` (2025-11-25 only) has no common result members of its own.
 impl AsComplete for GetTaskPayloadResult {
+    fn as_complete(&self) -> Option<&dyn ResultFields> {
+        None
+    }
     fn as_complete_mut(&mut self) -> Option<&mut dyn ResultFields> {
         None
     }
@@ -459,6 +472,14 @@ macro_rules! result_enum {
             /// The complete result, for the common result members (`resultType`, `_meta`,
             /// and the cache hints of cacheable results): `None` for an `InputRequiredResult`
             /// or a task, and for `Unknown`.
+            pub fn complete(&self) -> Option<&dyn ResultFields> {
+                match self {
+                    $( Self::$variant(r) => r.as_complete(), )+
+                    Self::Unknown(_) => None,
+                }
+            }
+
+            /// [`Self::complete`], for modification.
             pub fn complete_mut(&mut self) -> Option<&mut dyn ResultFields> {
                 match self {
                     $( Self::$variant(r) => r.as_complete_mut(), )+

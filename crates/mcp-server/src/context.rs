@@ -1,22 +1,26 @@
 //! What a handler can do besides returning its result: report progress, log, notice
 //! cancellation, and ask the client for input — one API for both protocol eras.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use mcp_jsonrpc::Id;
 use mcp_schema::{
-    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, Implementation, InputRequest, InputRequests, InputResponse, InputResponses,
-    ListRootsResult, LoggingLevel, ProgressToken, ProtocolVersion,
+    ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ErrorData,
+    Implementation, InputRequest, InputRequests, InputResponse, InputResponses, ListRootsRequest,
+    ListRootsResult, LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParams,
+    McpRequest, MissingRequiredClientCapabilityData, ProgressNotification,
+    ProgressNotificationParams, ProgressToken, ProtocolVersion, ServerRequest,
 };
+use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
 
-use crate::Server;
+use crate::auth::Principal;
 use crate::error::{Error, Result};
-use crate::session::{Outlet, Session, notification};
+use crate::session::{Outbound, Outlet, Session, notification};
 
 /// The context of one request, handed to every handler. Cheap to clone.
 #[derive(Clone)]
@@ -34,7 +38,7 @@ pub(crate) struct Inner {
     /// 2026-07-28: the request's `logLevel` (no logging without one). Stateful: unused (the
     /// session's level applies).
     pub(crate) log_level: Option<LoggingLevel>,
-    pub(crate) cancel: watch::Receiver<bool>,
+    pub(crate) cancel: CancellationToken,
     pub(crate) outlet: Outlet,
     /// 2026-07-28 multi round-trip state of `tools/call`, `prompts/get`, `resources/read`.
     pub(crate) input: Option<InputRound>,
@@ -77,7 +81,7 @@ impl RequestContext {
         client_capabilities: ClientCapabilities,
         client_info: Option<Implementation>,
         log_level: Option<LoggingLevel>,
-        cancel: watch::Receiver<bool>,
+        cancel: CancellationToken,
         outlet: Outlet,
         input: Option<InputRound>,
     ) -> Self {
@@ -98,11 +102,6 @@ impl RequestContext {
         }
     }
 
-    /// The server handling the request (to register tools or announce resource updates).
-    pub fn server(&self) -> &Server {
-        &self.inner.session.server
-    }
-
     /// The JSON-RPC id of the request.
     pub fn request_id(&self) -> &Id {
         &self.inner.request_id
@@ -120,7 +119,7 @@ impl RequestContext {
 
     /// Who the client authenticated as (HTTP and WebSocket with an authenticator), with the
     /// granted scopes.
-    pub fn principal(&self) -> Option<&crate::auth::Principal> {
+    pub fn principal(&self) -> Option<&Principal> {
         self.inner.session.principal()
     }
 
@@ -136,14 +135,13 @@ impl RequestContext {
 
     /// True once the client cancelled the request (or its stream closed).
     pub fn is_cancelled(&self) -> bool {
-        *self.inner.cancel.borrow() || self.inner.outlet.is_closed()
+        self.inner.cancel.is_cancelled() || self.inner.outlet.is_closed()
     }
 
     /// Completes when the request is cancelled; use it in `tokio::select!` around long work.
     pub async fn cancelled(&self) {
-        let mut cancel = self.inner.cancel.clone();
         tokio::select! {
-            _ = cancel.wait_for(|c| *c) => {}
+            _ = self.inner.cancel.cancelled() => {}
             _ = self.inner.outlet.closed() => {}
         }
     }
@@ -156,25 +154,17 @@ impl RequestContext {
             return;
         };
         {
-            let mut last = self
-                .inner
-                .last_progress
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
+            let mut last = self.inner.last_progress.lock();
             if last.is_some_and(|l| progress <= l) {
                 tracing::debug!(progress, "progress not increasing; not sent");
                 return;
             }
             *last = Some(progress);
         }
-        let mut params = json!({ "progressToken": token, "progress": progress });
-        if let Some(total) = total {
-            params["total"] = json!(total);
-        }
-        if let Some(message) = message {
-            params["message"] = json!(message);
-        }
-        self.send("notifications/progress", &params).await;
+        let mut params = ProgressNotificationParams::new(token.clone(), progress, total);
+        params.message = message.map(str::to_owned);
+        self.send(notification::<ProgressNotification>(Some(&params)))
+            .await;
     }
 
     /// Sends a log message (`notifications/message`) if the client wants this level: in the
@@ -192,19 +182,14 @@ impl RequestContext {
         if minimum.is_some_and(|m| !level.passes(&m)) {
             return;
         }
-        let mut params = json!({ "level": level, "data": data.into() });
-        if let Some(logger) = logger {
-            params["logger"] = json!(logger);
-        }
-        self.send("notifications/message", &params).await;
+        let mut params = LoggingMessageNotificationParams::new(level, data);
+        params.logger = logger.map(str::to_owned);
+        self.send(notification::<LoggingMessageNotification>(Some(&params)))
+            .await;
     }
 
-    async fn send(&self, method: &str, params: &Value) {
-        let _ = self
-            .inner
-            .outlet
-            .send(notification(method, Some(params)))
-            .await;
+    async fn send(&self, message: Outbound) {
+        let _ = self.inner.outlet.send(message).await;
     }
 
     /// Lets the client poll instead of holding a connection open (streamable HTTP, sessions
@@ -217,8 +202,7 @@ impl RequestContext {
         if inner.session.id.is_none() || inner.version < ProtocolVersion::V2025_11_25 {
             return;
         }
-        let ms = u64::try_from(retry.as_millis()).unwrap_or(u64::MAX);
-        let _ = inner.outlet.send(crate::session::poll_signal(ms)).await;
+        let _ = inner.outlet.send(Outbound::Poll { retry }).await;
     }
 
     /// Asks the user for input through the client (`elicitation/create`).
@@ -233,7 +217,7 @@ impl RequestContext {
         let answer = self
             .request_input(key, InputRequest::elicit(params.into()))
             .await?;
-        parse_answer("elicitation/create", answer)
+        parse_answer::<ElicitRequest, _>(answer)
     }
 
     /// Asks the user to fill in a form: `requested_schema` is a flat object schema of
@@ -244,11 +228,16 @@ impl RequestContext {
         message: impl Into<String>,
         requested_schema: Value,
     ) -> Result<ElicitResult> {
-        let params: ElicitRequestParams = serde_json::from_value(json!({
-            "message": message.into(),
-            "requestedSchema": requested_schema,
-        }))
-        .map_err(|e| Error::msg(format!("invalid elicitation schema: {e}")))?;
+        let requested_schema = serde_json::from_value(requested_schema)
+            .map_err(|e| Error::msg(format!("invalid elicitation schema: {e}")))?;
+        let params = ElicitRequestFormParams {
+            mode: None,
+            message: message.into(),
+            requested_schema,
+            task: None,
+            meta: None,
+            extra: Default::default(),
+        };
         self.elicit(params).await
     }
 
@@ -261,14 +250,14 @@ impl RequestContext {
         let answer = self
             .request_input(key, InputRequest::create_message(params))
             .await?;
-        parse_answer("sampling/createMessage", answer)
+        parse_answer::<CreateMessageRequest, _>(answer)
     }
 
     /// Asks the client for its roots (`roots/list`).
     pub async fn list_roots(&self) -> Result<ListRootsResult> {
         let key = self.next_key("roots");
         let answer = self.request_input(key, InputRequest::list_roots()).await?;
-        parse_answer("roots/list", answer)
+        parse_answer::<ListRootsRequest, _>(answer)
     }
 
     /// Asks the client for one input under a key of your choosing (the key of 2026-07-28
@@ -317,7 +306,7 @@ impl RequestContext {
                 .map(|(key, _)| round.answers[key].clone())
                 .collect());
         }
-        let mut pending = round.pending.lock().unwrap_or_else(|p| p.into_inner());
+        let mut pending = round.pending.lock();
         for (key, request) in missing {
             pending.insert(key.clone(), request.clone());
         }
@@ -334,10 +323,10 @@ impl RequestContext {
 
     fn check_capability(&self, request: &InputRequest) -> Result<()> {
         let caps = &self.inner.client_capabilities;
-        let (declared, name) = match request.method() {
-            "elicitation/create" => (caps.elicitation.is_some(), "elicitation"),
-            "sampling/createMessage" => (caps.sampling.is_some(), "sampling"),
-            "roots/list" => (caps.roots.is_some(), "roots"),
+        let (declared, name) = match &request.request {
+            ServerRequest::Elicit(_) => (caps.elicitation.is_some(), "elicitation"),
+            ServerRequest::CreateMessage(_) => (caps.sampling.is_some(), "sampling"),
+            ServerRequest::ListRoots(_) => (caps.roots.is_some(), "roots"),
             _ => (true, ""),
         };
         if declared {
@@ -354,35 +343,40 @@ impl RequestContext {
             .params_value()
             .ok()
             .flatten()
-            .unwrap_or_else(|| json!({}));
-        let mut cancel = self.inner.cancel.clone();
+            .unwrap_or_else(|| Value::Object(Default::default()));
         let value = self
             .inner
             .session
-            .request_client(&method, &params, &self.inner.outlet, &mut cancel)
+            .request_client(&method, &params, &self.inner.outlet, &self.inner.cancel)
             .await?;
         serde_json::from_value(value)
             .map_err(|e| Error::msg(format!("the client's answer to {method} is malformed: {e}")))
     }
 }
 
-fn parse_answer<T: DeserializeOwned>(method: &str, answer: InputResponse) -> Result<T> {
+/// The client's answer to a request of method `M`, as `T`.
+fn parse_answer<M: McpRequest, T: DeserializeOwned>(answer: InputResponse) -> Result<T> {
     let value = match answer {
         InputResponse::Unknown(v) => v,
         other => serde_json::to_value(other).unwrap_or(Value::Null),
     };
-    serde_json::from_value(value)
-        .map_err(|e| Error::invalid_params(format!("the answer to {method} is malformed: {e}")))
+    serde_json::from_value(value).map_err(|e| {
+        Error::invalid_params(format!("the answer to {} is malformed: {e}", M::METHOD))
+    })
 }
 
 fn missing_capability(name: &str) -> Error {
-    let mut required = serde_json::Map::new();
-    required.insert(name.to_owned(), json!({}));
-    Error::rpc(
-        mcp_jsonrpc::ErrorObject::new(
-            mcp_schema::error_codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
-            format!("this request needs the client capability `{name}`, which the client did not declare"),
-        )
-        .with_data(json!({ "requiredCapabilities": required })),
-    )
+    let mut required = ClientCapabilities::default();
+    required.extra.insert(name.to_owned(), json!({}));
+    // Through JSON, so the named member lands in its typed field.
+    let required = serde_json::to_value(&required)
+        .and_then(serde_json::from_value)
+        .unwrap_or_default();
+    let data = MissingRequiredClientCapabilityData {
+        required_capabilities: required,
+        extra: Default::default(),
+    };
+    Error::rpc(data.to_error(format!(
+        "this request needs the client capability `{name}`, which the client did not declare"
+    )))
 }

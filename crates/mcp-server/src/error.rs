@@ -160,3 +160,18 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
 
 /// The result type of handlers.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The longest piece of a client's input (a method name, a header value, a URI) that error
+/// messages repeat.
+const REFLECTED_MAX_CHARS: usize = 100;
+
+/// A value from the client, as an error message may repeat it: whole when short, otherwise
+/// its first characters and how long it was (a client must not get back megabytes it sent).
+pub(crate) fn reflect(value: &str) -> std::borrow::Cow<'_, str> {
+    match value.char_indices().nth(REFLECTED_MAX_CHARS) {
+        None => std::borrow::Cow::Borrowed(value),
+        Some((end, _)) => {
+            std::borrow::Cow::Owned(format!("{}… ({} bytes)", &value[..end], value.len()))
+        }
+    }
+}

@@ -6,18 +6,35 @@
 //! (2026-07-28, `server/discover`) on the same endpoint.
 #![doc = include_str!("../README.md")]
 
+// Module layers, bottom up; a module imports only modules on lower lines (never one that
+// imports it back):
+//
+//   error, signing, uri_template, validate, auth, metrics   leaves
+//   shared      the part of a server every session holds: identity, options, key, metrics
+//   session     one client's state: negotiated era, requests in flight and to the client
+//   context     RequestContext: what a handler can do (progress, log, cancel, ask the client)
+//   registry    tools, resources, prompts, completers (handlers take a context); change feed
+//   middleware  the chain around every request, and the built-in links
+//   server      Server and ServerBuilder: registry + middleware + shared; gives contexts and
+//               sessions their server back (they hold it type-erased, being below it)
+//   dispatch    one request: envelope, era, typed routing, input rounds, result stamping
+//   transport   stdio, streamable HTTP, WebSocket, and the ops endpoints: bytes to dispatch
+//   config, signals   what binaries use to configure and run a server
+
 pub mod auth;
 #[cfg(feature = "config")]
 mod config;
 mod context;
 mod dispatch;
 mod error;
+mod metrics;
 pub mod middleware;
 #[cfg(feature = "http")]
 mod ops;
 mod registry;
 mod server;
 mod session;
+mod shared;
 mod signals;
 mod signing;
 mod transport;
@@ -28,12 +45,14 @@ mod validate;
 pub use config::{AuthConfig, ConfigError, ENV_VARS, OAuthConfig, ServerConfig};
 pub use context::RequestContext;
 pub use error::{Error, Result};
+pub use metrics::Metrics;
 pub use registry::BoxFuture;
 pub use registry::completion::{Choices, Completer, CompletionRequest};
 pub use registry::prompt::{IntoPromptResult, PromptArguments, PromptDef};
 pub use registry::resource::{IntoContents, ResourceDef, ResourceTemplateDef};
 pub use registry::tool::{IntoToolResult, Json, NoArguments, ToolDef, schema_of};
-pub use server::{Server, ServerBuilder, ServerOptions};
+pub use server::{Server, ServerBuilder};
+pub use shared::ServerOptions;
 #[cfg(feature = "http")]
 pub use transport::http::TlsConfig;
 #[cfg(feature = "http")]

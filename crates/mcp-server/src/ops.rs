@@ -100,7 +100,7 @@ async fn info(State(ops): State<Arc<Ops>>, request: Request) -> Response {
         Ok(Value::Object(identity)) => identity,
         _ => Map::new(),
     };
-    if let Some(instructions) = &server.inner.instructions {
+    if let Some(instructions) = &server.inner.shared.instructions {
         body.insert("instructions".into(), json!(instructions));
     }
     body.insert(

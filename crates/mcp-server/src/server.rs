@@ -2,60 +2,23 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
-use mcp_schema::{CacheScope, Implementation, ServerCapabilities};
+use mcp_schema::{Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde_json::json;
-use tokio::sync::{broadcast, watch};
+use tokio_util::sync::CancellationToken;
 
 use crate::context::RequestContext;
 use crate::error::Result;
-use crate::middleware::{Metrics, MetricsLayer, Middleware};
+use crate::metrics::Metrics;
+use crate::middleware::{MetricsLayer, Middleware};
 use crate::registry::prompt::PromptDef;
 use crate::registry::resource::{ResourceDef, ResourceTemplateDef};
 use crate::registry::tool::{IntoToolResult, ToolDef};
 use crate::registry::{Change, Registry};
+use crate::session::Session;
+use crate::shared::{ServerOptions, Shared};
 use crate::signing::Signer;
-
-/// Tunables of a server. Start from [`ServerOptions::default`] and change what you need.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ServerOptions {
-    /// Entries per page of `tools/list`, `resources/list`, … (default 100).
-    pub page_size: usize,
-    /// How long a request to the client (elicitation, sampling, roots) may wait for its
-    /// answer in the stateful era (default 10 minutes: a person may be answering).
-    pub client_request_timeout: Duration,
-    /// 2026-07-28 `ttlMs` of cacheable results (default 0: clients re-fetch; servers whose
-    /// lists rarely change can raise it).
-    pub cache_ttl: Duration,
-    /// 2026-07-28 `cacheScope` of cacheable results (default `public`; use `private` when
-    /// results depend on who asks).
-    pub cache_scope: CacheScope,
-    /// How long a 2026-07-28 `requestState` stays valid (default 10 minutes).
-    pub request_state_ttl: Duration,
-    /// Largest message accepted, in bytes (default 16 MiB): longer stdio lines and HTTP
-    /// bodies are refused with an error and the connection goes on.
-    pub max_message_bytes: usize,
-    /// The protocol versions served (default: every version this crate knows).
-    pub protocol_versions: Vec<&'static str>,
-}
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        Self {
-            page_size: 100,
-            client_request_timeout: Duration::from_secs(600),
-            cache_ttl: Duration::ZERO,
-            cache_scope: CacheScope::Public,
-            request_state_ttl: Duration::from_secs(600),
-            max_message_bytes: 16 * 1024 * 1024,
-            protocol_versions: mcp_schema::version::SUPPORTED.to_vec(),
-        }
-    }
-}
 
 /// An MCP server: what it offers and how it answers. Cheap to clone (all clones share the
 /// registry); serve it with [`Server::serve_stdio`] or `Server::serve_http` (feature `http`), or
@@ -66,25 +29,15 @@ pub struct Server {
 }
 
 pub(crate) struct Inner {
-    pub(crate) info: Implementation,
-    /// `info` as JSON, stamped on every 2026-07-28 result.
-    pub(crate) info_json: serde_json::Value,
-    pub(crate) instructions: Option<String>,
+    pub(crate) shared: Arc<Shared>,
     pub(crate) registry: Registry,
-    pub(crate) options: ServerOptions,
-    pub(crate) signer: Signer,
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
-    pub(crate) metrics: Option<Metrics>,
-    changes: broadcast::Sender<Change>,
-    /// Grows with every registry change (what caches compare against).
-    generation: std::sync::atomic::AtomicU64,
-    shutdown: watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
-            .field("info", &self.inner.info)
+            .field("info", &self.inner.shared.info)
             .field("tools", &self.inner.registry.tools.len())
             .finish()
     }
@@ -202,21 +155,19 @@ impl ServerBuilder {
         if let Some(m) = &metrics {
             middleware.insert(0, Arc::new(MetricsLayer(m.clone())));
         }
-        let (changes, _) = broadcast::channel(256);
-        let (shutdown, _) = watch::channel(false);
         Server {
             inner: Arc::new(Inner {
-                info_json: serde_json::to_value(&self.info).unwrap_or_default(),
-                info: self.info,
-                instructions: self.instructions,
+                shared: Arc::new(Shared {
+                    info_json: serde_json::to_value(&self.info).unwrap_or_default(),
+                    info: self.info,
+                    instructions: self.instructions,
+                    options: self.options,
+                    signer: self.key.map_or_else(Signer::random, Signer::with_key),
+                    metrics,
+                    shutdown: CancellationToken::new(),
+                }),
                 registry: self.registry,
-                options: self.options,
-                signer: self.key.map_or_else(Signer::random, Signer::with_key),
                 middleware,
-                metrics,
-                changes,
-                generation: std::sync::atomic::AtomicU64::new(0),
-                shutdown,
             }),
         }
     }
@@ -238,49 +189,42 @@ impl Server {
 
     /// The server's name and version.
     pub fn info(&self) -> &Implementation {
-        &self.inner.info
+        &self.inner.shared.info
     }
 
     /// The metrics, when switched on with [`ServerBuilder::metrics`].
     pub fn metrics(&self) -> Option<&Metrics> {
-        self.inner.metrics.as_ref()
+        self.inner.shared.metrics.as_ref()
     }
 
     /// The options.
     pub fn options(&self) -> &ServerOptions {
-        &self.inner.options
+        &self.inner.shared.options
     }
 
     /// What the server announces: tools, resources (with subscriptions), prompts (all with
     /// `listChanged`, since everything can change at run time), completions and logging.
     pub fn capabilities(&self) -> ServerCapabilities {
-        serde_json::from_value(json!({
-            "tools": { "listChanged": true },
-            "resources": { "subscribe": true, "listChanged": true },
-            "prompts": { "listChanged": true },
-            "completions": {},
-            "logging": {},
-        }))
-        .expect("static capabilities parse")
-    }
-
-    pub(crate) fn subscribe_changes(&self) -> broadcast::Receiver<Change> {
-        self.inner.changes.subscribe()
+        let list_changed = || ListChangedCapability {
+            list_changed: Some(true),
+            ..Default::default()
+        };
+        ServerCapabilities {
+            tools: Some(list_changed()),
+            resources: Some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+                ..Default::default()
+            }),
+            prompts: Some(list_changed()),
+            completions: Some(Default::default()),
+            logging: Some(Default::default()),
+            ..Default::default()
+        }
     }
 
     fn announce(&self, change: Change) {
-        // No receivers is fine: nobody is connected.
-        self.inner
-            .generation
-            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        let _ = self.inner.changes.send(change);
-    }
-
-    /// A number that changes whenever the registry does.
-    pub(crate) fn generation(&self) -> u64 {
-        self.inner
-            .generation
-            .load(std::sync::atomic::Ordering::Acquire)
+        self.inner.registry.announce(change);
     }
 
     /// Adds (or replaces) a tool and tells connected clients.
@@ -389,14 +333,42 @@ impl Server {
     /// final result, listeners stop accepting, and `serve_*` return once in-flight requests
     /// finished.
     pub fn shutdown(&self) {
-        // `send_replace`: the flag must stick even when nobody is waiting yet (`send` would
-        // drop it without receivers).
-        self.inner.shutdown.send_replace(true);
+        self.inner.shared.shutdown.cancel();
     }
 
     /// Completes when [`Server::shutdown`] was called.
     pub async fn shutting_down(&self) {
-        let mut rx = self.inner.shutdown.subscribe();
-        let _ = rx.wait_for(|s| *s).await;
+        self.inner.shared.shutdown.cancelled().await;
+    }
+
+    /// A session of this server for one client (`id`: its HTTP session id, if any).
+    pub(crate) fn new_session(&self, id: Option<Arc<str>>) -> Arc<Session> {
+        Session::create(self.inner.shared.clone(), Box::new(self.clone()), id, false)
+    }
+
+    /// A session for one 2026-07-28 request (over HTTP, where there is no connection).
+    pub(crate) fn new_stateless_session(&self) -> Arc<Session> {
+        Session::create(
+            self.inner.shared.clone(),
+            Box::new(self.clone()),
+            None,
+            true,
+        )
+    }
+}
+
+impl Session {
+    /// The server this session belongs to.
+    pub(crate) fn server(&self) -> &Server {
+        self.server
+            .downcast_ref()
+            .expect("a session always holds the Server that created it")
+    }
+}
+
+impl RequestContext {
+    /// The server handling the request (to register tools or announce resource updates).
+    pub fn server(&self) -> &Server {
+        self.inner.session.server()
     }
 }

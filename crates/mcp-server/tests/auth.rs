@@ -7,7 +7,8 @@ mod http_support;
 use std::sync::Arc;
 
 use http_support::*;
-use mcp_server::auth::{Principal, RequireScopes, StaticTokens};
+use mcp_server::auth::{Principal, StaticTokens};
+use mcp_server::middleware::RequireScopes;
 use mcp_server::{HttpOptions, NoArguments, ProtectedResourceMetadata, Server};
 use serde_json::{Value, json};
 

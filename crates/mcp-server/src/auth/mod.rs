@@ -8,18 +8,13 @@
 //! presenting another one are refused (`403`). [`StaticTokens`] maps bearer tokens or API keys
 //! from configuration to principals.
 //!
-//! [`RequireScopes`] is the matching authorization middleware: per-method and per-tool scope
-//! requirements, refused with `-32013` and, over HTTP, `403` with `error="insufficient_scope"`.
+//! [`RequireScopes`](crate::middleware::RequireScopes) is the matching authorization
+//! middleware: per-method and per-tool scope requirements, refused with `-32013` and, over
+//! HTTP, `403` with `error="insufficient_scope"`.
 
 use std::collections::{BTreeSet, HashMap};
 #[cfg(feature = "http")]
 use std::sync::Arc;
-
-use mcp_jsonrpc::ErrorObject;
-use serde_json::json;
-
-use crate::error::Error;
-use crate::middleware::{Middleware, MiddlewareFuture, Next, Request, codes};
 
 /// Who is asking.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,81 +145,6 @@ impl Authenticator for StaticTokens {
             }),
         };
         Box::pin(async move { outcome })
-    }
-}
-
-/// Scope requirements per method and per tool. A request whose principal lacks a required
-/// scope is refused with `-32013` (`data.requiredScopes`); over HTTP, `403` with
-/// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`. Requests without a
-/// principal (no authenticator configured, stdio) pass.
-#[derive(Debug, Clone, Default)]
-pub struct RequireScopes {
-    methods: HashMap<String, Vec<String>>,
-    tools: HashMap<String, Vec<String>>,
-}
-
-impl RequireScopes {
-    /// No requirements yet.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// `method` needs every scope of `scopes`.
-    pub fn method<I: IntoIterator<Item = S>, S: Into<String>>(
-        mut self,
-        method: &str,
-        scopes: I,
-    ) -> Self {
-        self.methods.insert(
-            method.to_owned(),
-            scopes.into_iter().map(Into::into).collect(),
-        );
-        self
-    }
-
-    /// Calling `tool` needs every scope of `scopes`.
-    pub fn tool<I: IntoIterator<Item = S>, S: Into<String>>(
-        mut self,
-        tool: &str,
-        scopes: I,
-    ) -> Self {
-        self.tools.insert(
-            tool.to_owned(),
-            scopes.into_iter().map(Into::into).collect(),
-        );
-        self
-    }
-}
-
-impl Middleware for RequireScopes {
-    fn handle<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> MiddlewareFuture<'a> {
-        Box::pin(async move {
-            if let Some(principal) = request.context().principal() {
-                let mut required: Vec<String> = Vec::new();
-                if let Some(scopes) = self.methods.get(request.method()) {
-                    required.extend(scopes.iter().cloned());
-                }
-                if request.method() == "tools/call"
-                    && let Some(scopes) = request.target().and_then(|t| self.tools.get(t))
-                {
-                    required.extend(scopes.iter().cloned());
-                }
-                if !principal.has_scopes(&required) {
-                    return Err(Error::rpc(
-                        ErrorObject::new(
-                            codes::FORBIDDEN,
-                            format!(
-                                "insufficient scope: {} needs {}",
-                                request.target().unwrap_or(request.method()),
-                                required.join(" ")
-                            ),
-                        )
-                        .with_data(json!({ "requiredScopes": required })),
-                    ));
-                }
-            }
-            next.run(request).await
-        })
     }
 }
 

@@ -1,75 +1,88 @@
 //! `initialize`, `server/discover`, `logging/setLevel`.
 
-use mcp_schema::meta::keys;
-use mcp_schema::{InitializeRequestParams, LoggingLevel, ProtocolVersion};
-use serde_json::{Value, json};
+use mcp_jsonrpc::ErrorObject;
+use mcp_schema::{
+    DiscoverResult, EmptyResult, InitializeRequestParams, InitializeResult, ProtocolVersion,
+    SetLevelRequestParams, UnsupportedProtocolVersionData,
+};
 
-use super::Call;
-use crate::error::Error;
+use crate::error::{Error, reflect};
+use crate::middleware::Call;
 
-pub(super) fn initialize(call: &Call<'_>) -> Result<Value, Error> {
-    let params: InitializeRequestParams = call.params_as()?;
-    let session = call.session();
-    let server = &session.server;
+pub(super) fn initialize(
+    call: &Call<'_>,
+    params: &InitializeRequestParams,
+) -> Result<InitializeResult, Error> {
+    let session = &call.cx.inner.session;
+    let shared = &session.shared;
     if session.negotiated().version.is_some() {
-        return Err(Error::rpc(mcp_jsonrpc::ErrorObject::invalid_request(
+        return Err(Error::rpc(ErrorObject::invalid_request(
             "this session is already initialized",
         )));
     }
-    let supported = &server.inner.options.protocol_versions;
-    let chosen =
-        mcp_schema::version::server_select_initialize_version(&params.protocol_version, supported)
-            .and_then(ProtocolVersion::parse)
-            .ok_or_else(|| {
-                Error::rpc(
-            mcp_jsonrpc::ErrorObject::invalid_params(
+    let supported = &shared.options.protocol_versions;
+    let chosen = mcp_schema::version::server_select_initialize_version(
+        &params.protocol_version,
+        supported,
+    )
+    .and_then(ProtocolVersion::parse)
+    .ok_or_else(|| {
+        let data =
+            UnsupportedProtocolVersionData::new(reflect(&params.protocol_version), supported);
+        Error::rpc(
+            ErrorObject::invalid_params(
                 "this server does not support the initialize handshake; use server/discover",
             )
-            .with_data(json!({ "supported": supported, "requested": params.protocol_version })),
+            .with_data(serde_json::to_value(data).unwrap_or_default()),
         )
-            })?;
+    })?;
     session.update(|n| {
         n.version = Some(chosen);
         n.client_capabilities = params.capabilities.clone();
         n.client_info = Some(params.client_info.clone());
     });
-    let mut result = json!({
-        "protocolVersion": chosen.as_str(),
-        "capabilities": server.capabilities(),
-        "serverInfo": server.inner.info,
-    });
-    if let Some(instructions) = &server.inner.instructions {
-        result["instructions"] = json!(instructions);
-    }
-    Ok(result)
+    Ok(InitializeResult {
+        protocol_version: chosen.as_str().to_owned(),
+        capabilities: call.cx.server().capabilities(),
+        server_info: shared.info.clone(),
+        instructions: shared.instructions.clone(),
+        result_type: None,
+        meta: None,
+        extra: Default::default(),
+    })
 }
 
-pub(super) fn discover(call: &Call<'_>) -> Value {
-    let server = &call.session().server;
-    let mut result = json!({
-        "supportedVersions": server.inner.options.protocol_versions,
-        "capabilities": server.capabilities(),
-        "_meta": { keys::SERVER_INFO: server.inner.info },
-    });
-    if let Some(instructions) = &server.inner.instructions {
-        result["instructions"] = json!(instructions);
+pub(super) fn discover(call: &Call<'_>) -> DiscoverResult {
+    let shared = &call.cx.inner.session.shared;
+    DiscoverResult {
+        supported_versions: shared
+            .options
+            .protocol_versions
+            .iter()
+            .map(|v| (*v).to_owned())
+            .collect(),
+        capabilities: call.cx.server().capabilities(),
+        instructions: shared.instructions.clone(),
+        ttl_ms: None,
+        cache_scope: None,
+        result_type: None,
+        // The stateless stamp adds the server's identity.
+        meta: None,
+        extra: Default::default(),
     }
-    result
 }
 
-pub(super) fn set_level(call: &Call<'_>) -> Result<Value, Error> {
-    let level = call
-        .params
-        .get("level")
-        .ok_or_else(|| Error::invalid_params("logging/setLevel needs params.level"))?;
-    let level: LoggingLevel = serde_json::from_value(level.clone())
-        .map_err(|e| Error::invalid_params(format!("invalid level: {e}")))?;
-    if level.severity().is_none() {
+pub(super) fn set_level(
+    call: &Call<'_>,
+    params: &SetLevelRequestParams,
+) -> Result<EmptyResult, Error> {
+    if params.level.severity().is_none() {
         return Err(Error::invalid_params(format!(
-            "unknown level {:?}: use debug, info, notice, warning, error, critical, alert or emergency",
-            call.params.get("level")
+            "unknown level {}: use debug, info, notice, warning, error, critical, alert or emergency",
+            reflect(params.level.as_str())
         )));
     }
-    call.session().update(|n| n.log_level = Some(level));
-    Ok(json!({}))
+    let level = params.level.clone();
+    call.cx.inner.session.update(|n| n.log_level = Some(level));
+    Ok(EmptyResult::default())
 }

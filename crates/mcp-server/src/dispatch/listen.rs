@@ -1,29 +1,27 @@
 //! `subscriptions/listen` (2026-07-28): a request that stays open and carries the change
 //! notifications the client opted in to, each tagged with the subscription id.
 
-use mcp_schema::SubscriptionFilter;
-use mcp_schema::meta::keys;
-use serde_json::{Value, json};
+use mcp_schema::{
+    HasMeta, Meta, NotificationParams, PromptListChangedNotification,
+    ResourceListChangedNotification, ResourceUpdatedNotification,
+    ResourceUpdatedNotificationParams, SubscriptionFilter, SubscriptionsAcknowledgedNotification,
+    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
+    SubscriptionsListenResult, ToolListChangedNotification,
+};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::Call;
 use crate::error::Error;
+use crate::middleware::Call;
 use crate::registry::Change;
-use crate::session::notification;
+use crate::session::{Outbound, notification};
 
-pub(super) async fn listen(call: &Call<'_>) -> Result<Value, Error> {
-    let filter: SubscriptionFilter = match call.params.get("notifications") {
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
-            Error::invalid_params(format!("params.notifications is malformed: {e}"))
-        })?,
-        None => {
-            return Err(Error::invalid_params(
-                "subscriptions/listen needs params.notifications",
-            ));
-        }
-    };
+pub(super) async fn listen(
+    call: &Call<'_>,
+    params: &SubscriptionsListenRequestParams,
+) -> Result<SubscriptionsListenResult, Error> {
+    let filter = &params.notifications;
     let cx = &call.cx.inner;
-    let id = serde_json::to_value(&cx.request_id).unwrap_or_default();
+    let tagged = Meta::new().with_subscription_id(&cx.request_id);
     let agreed = SubscriptionFilter {
         tools_list_changed: filter.tools_list_changed.filter(|b| *b),
         prompts_list_changed: filter.prompts_list_changed.filter(|b| *b),
@@ -32,34 +30,26 @@ pub(super) async fn listen(call: &Call<'_>) -> Result<Value, Error> {
         extra: Default::default(),
     };
     // Subscribe before acknowledging, so no change after the acknowledgement is missed.
-    let mut changes = cx.session.server.subscribe_changes();
-    let ack = json!({
-        "notifications": agreed,
-        "_meta": { keys::SUBSCRIPTION_ID: id },
-    });
-    if cx
-        .outlet
-        .send(notification(
-            "notifications/subscriptions/acknowledged",
-            Some(&ack),
-        ))
-        .await
-        .is_err()
-    {
-        return Err(Error::cancelled());
-    }
-    let mut cancel = cx.cancel.clone();
+    let mut changes = call.registry.subscribe();
+    let ack = SubscriptionsAcknowledgedNotificationParams {
+        notifications: agreed.clone(),
+        meta: Some(tagged.clone()),
+        extra: Default::default(),
+    };
+    send(
+        call,
+        notification::<SubscriptionsAcknowledgedNotification>(Some(&ack)),
+    )
+    .await?;
+    let finished = || SubscriptionsListenResult::default().with_meta(tagged.clone());
+    let shutdown = &cx.session.shared.shutdown;
     loop {
         let change = tokio::select! {
             change = changes.recv() => change,
-            _ = cancel.wait_for(|c| *c) => return Err(Error::cancelled()),
+            _ = cx.cancel.cancelled() => return Err(Error::cancelled()),
             _ = cx.outlet.closed() => return Err(Error::cancelled()),
-            _ = cx.session.server.shutting_down() => {
-                return Ok(json!({ "_meta": { keys::SUBSCRIPTION_ID: id } }));
-            }
-            _ = cx.session.ending() => {
-                return Ok(json!({ "_meta": { keys::SUBSCRIPTION_ID: id } }));
-            }
+            _ = shutdown.cancelled() => return Ok(finished()),
+            _ = cx.session.ending() => return Ok(finished()),
         };
         let change = match change {
             Ok(c) => c,
@@ -67,17 +57,18 @@ pub(super) async fn listen(call: &Call<'_>) -> Result<Value, Error> {
                 tracing::warn!(missed = n, "a slow subscriber missed change notifications");
                 continue;
             }
-            Err(RecvError::Closed) => return Ok(json!({ "_meta": { keys::SUBSCRIPTION_ID: id } })),
+            Err(RecvError::Closed) => return Ok(finished()),
         };
-        let (method, params) = match &change {
+        let list_changed = || NotificationParams::default().with_meta(tagged.clone());
+        let message = match &change {
             Change::Tools if agreed.tools_list_changed == Some(true) => {
-                ("notifications/tools/list_changed", json!({}))
+                notification::<ToolListChangedNotification>(Some(&list_changed()))
             }
             Change::Prompts if agreed.prompts_list_changed == Some(true) => {
-                ("notifications/prompts/list_changed", json!({}))
+                notification::<PromptListChangedNotification>(Some(&list_changed()))
             }
             Change::Resources if agreed.resources_list_changed == Some(true) => {
-                ("notifications/resources/list_changed", json!({}))
+                notification::<ResourceListChangedNotification>(Some(&list_changed()))
             }
             Change::ResourceUpdated(uri)
                 if agreed
@@ -85,21 +76,23 @@ pub(super) async fn listen(call: &Call<'_>) -> Result<Value, Error> {
                     .as_ref()
                     .is_some_and(|subs| subs.iter().any(|s| covers(s, uri))) =>
             {
-                ("notifications/resources/updated", json!({ "uri": uri }))
+                let params =
+                    ResourceUpdatedNotificationParams::new(uri.clone()).with_meta(tagged.clone());
+                notification::<ResourceUpdatedNotification>(Some(&params))
             }
             _ => continue,
         };
-        let mut params = params;
-        params["_meta"] = json!({ keys::SUBSCRIPTION_ID: id });
-        if cx
-            .outlet
-            .send(notification(method, Some(&params)))
-            .await
-            .is_err()
-        {
-            return Err(Error::cancelled());
-        }
+        send(call, message).await?;
     }
+}
+
+async fn send(call: &Call<'_>, message: Outbound) -> Result<(), Error> {
+    call.cx
+        .inner
+        .outlet
+        .send(message)
+        .await
+        .map_err(|_| Error::cancelled())
 }
 
 /// A subscription to `sub` covers `uri` itself and its sub-resources (`sub/…`).

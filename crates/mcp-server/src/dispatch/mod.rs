@@ -1,96 +1,115 @@
-//! Routing one request: which era it speaks, which handler answers, and how the answer is
-//! shaped for that era.
+//! Serving one request: which era it speaks, its envelope, the handler that answers it through
+//! the middleware chain, and how the answer is shaped and encoded for that era.
 //!
 //! The era is decided per request: a request whose `_meta` names a protocol version of the
 //! 2026-07-28 family (or `server/discover`) is served statelessly from its own `_meta`; any
 //! other request belongs to the session that `initialize` set up.
+//!
+//! The params are decoded once, into the method's types ([`ClientRequest`]); handlers return
+//! typed results ([`ServerResult`]), serialized once, straight into the response.
+//!
+//! Layers inside: `envelope` (era and `_meta` checks) and `input` (2026-07-28 input rounds)
+//! under the handlers (`lifecycle`, `tools`, `resources`, `prompts`, `listen`, with `paging`),
+//! under `route` (the exhaustive match over [`ClientRequest`]), under this module (a request
+//! from bytes to bytes) and `run` (how its future runs); `push` forwards registry changes.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use mcp_jsonrpc::message::{Request, encode_error, encode_result};
-use mcp_jsonrpc::{ErrorObject, error_codes};
+use mcp_jsonrpc::{ErrorObject, Message};
 use mcp_schema::meta::keys;
-use mcp_schema::{
-    ClientCapabilities, Era, Implementation, LoggingLevel, ProtocolVersion,
-    UnsupportedProtocolVersionData,
-};
-use serde_json::{Map, Value, json};
-use tokio::sync::watch;
+use mcp_schema::methods::method_info;
+use mcp_schema::{ClientRequest, Era, ServerResult};
+use tokio_util::sync::CancellationToken;
 
 use crate::context::RequestContext;
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
+use crate::middleware::{self, Call};
 use crate::session::{Outlet, Session};
+use crate::shared::Shared;
 
+mod envelope;
+mod input;
 mod lifecycle;
 mod listen;
 mod paging;
 mod prompts;
+mod push;
 mod resources;
-mod round_trip;
+mod route;
+mod run;
 mod tools;
 
-/// How a request is served.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
-    /// Part of an `initialize`d session.
-    Stateful,
-    /// Self-contained (2026-07-28): version and capabilities in `_meta`.
-    Stateless,
-}
+pub(crate) use envelope::is_stateless;
 
-/// Which era serves a request with this method and `_meta`.
-pub(crate) fn mode_of(method: &str, meta: Option<&Value>) -> Mode {
-    if method == "server/discover" {
-        return Mode::Stateless;
-    }
-    match meta
-        .and_then(|m| m.get(keys::PROTOCOL_VERSION))
-        .and_then(Value::as_str)
-    {
-        Some(v) if Era::of(v) == Some(Era::Stateful) => Mode::Stateful,
-        Some(_) => Mode::Stateless,
-        None => Mode::Stateful,
-    }
-}
-
-/// The request being served, after its envelope was checked.
-pub(crate) struct Call<'a> {
-    pub(crate) cx: RequestContext,
-    pub(crate) method: &'a str,
-    pub(crate) params: Map<String, Value>,
-}
-
-impl Call<'_> {
-    pub(crate) fn era(&self) -> Era {
-        self.cx.inner.version.era()
+impl Session {
+    /// Handles one message. A request yields its encoded response (`None` when it was
+    /// cancelled); notifications and responses yield nothing.
+    pub(crate) async fn handle(
+        self: &Arc<Self>,
+        message: Message,
+        related: &Outlet,
+    ) -> Option<Vec<u8>> {
+        match message {
+            Message::Request(request) => self.begin_request(request, related.clone()).await,
+            other => {
+                self.receive(other);
+                None
+            }
+        }
     }
 
-    pub(crate) fn session(&self) -> &Arc<Session> {
-        &self.cx.inner.session
+    /// Registers a request at once (so a cancellation that follows it finds it) and returns
+    /// the future that serves it (inline: see [`run::HandlerRun`]).
+    pub(crate) fn begin_request(
+        self: &Arc<Self>,
+        request: Request,
+        related: Outlet,
+    ) -> impl Future<Output = Option<Vec<u8>>> + Send + 'static {
+        let busy = self.busy();
+        let id = request.id.clone();
+        let (handler, registered): (run::Handler, bool) = match self.register_request(&id) {
+            None => {
+                let mut out = Vec::new();
+                encode_error(
+                    &mut out,
+                    Some(&id),
+                    &ErrorObject::invalid_request(format!(
+                        "request id {id} is already in use by a request in flight"
+                    )),
+                );
+                (Box::pin(std::future::ready(Some(out))), false)
+            }
+            Some(cancel) => {
+                let session = self.clone();
+                let serve = async move { serve_encoded(&session, request, related, cancel).await };
+                (Box::pin(serve), true)
+            }
+        };
+        run::HandlerRun::new(self.clone(), id, handler, registered, busy)
     }
 
-    /// `params` as a typed value; `-32602` naming the problem otherwise.
-    pub(crate) fn params_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, Error> {
-        let fields = self.params.iter().map(|(k, v)| (k.as_str(), v));
-        let params = serde::de::value::MapDeserializer::<_, serde_json::Error>::new(fields);
-        T::deserialize(params)
-            .map_err(|e| Error::invalid_params(format!("invalid params for {}: {e}", self.method)))
+    /// Sets (or clears) where messages unrelated to any request go, and starts forwarding
+    /// registry changes there.
+    pub(crate) fn set_push(self: &Arc<Self>, outlet: Option<Outlet>) {
+        push::set(self, outlet);
     }
 }
 
 /// Serves one request and encodes its response; `None` when it was cancelled.
-pub(crate) async fn request(
+async fn serve_encoded(
     session: &Arc<Session>,
     request: Request,
     outlet: Outlet,
-    cancel: watch::Receiver<bool>,
+    cancel: CancellationToken,
 ) -> Option<Vec<u8>> {
     let id = request.id.clone();
-    let outcome = serve(session, &request, outlet, cancel).await;
+    let outcome = serve(session, request, outlet, cancel).await;
     let mut out = Vec::new();
     match outcome {
-        Ok(value) => {
-            if let Err(e) = encode_result(&mut out, &id, &value) {
+        Ok(result) => {
+            if let Err(e) = encode_result(&mut out, &id, &result) {
                 out.clear();
                 encode_error(&mut out, Some(&id), &ErrorObject::internal_error(e));
             }
@@ -104,251 +123,91 @@ pub(crate) async fn request(
 
 async fn serve(
     session: &Arc<Session>,
-    request: &Request,
+    request: Request,
     outlet: Outlet,
-    cancel: watch::Receiver<bool>,
-) -> Result<Value, Error> {
-    let params = match &request.params {
-        None => Map::new(),
-        Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => {
-                return Err(Error::invalid_params(format!(
-                    "params of {} must be a JSON object",
-                    request.method
-                )));
-            }
-            Err(e) => return Err(Error::invalid_params(e)),
-        },
-    };
-    let meta = params.get("_meta");
-    if meta.is_some_and(|m| !m.is_object()) {
-        return Err(Error::invalid_params("params._meta must be a JSON object"));
-    }
+    cancel: CancellationToken,
+) -> Result<ServerResult, Error> {
+    let server = session.server();
+    let shared = &session.shared;
     let method = request.method.as_str();
-    let progress_token = match meta.and_then(|m| m.get(keys::PROGRESS_TOKEN)) {
-        None => None,
-        Some(t) => Some(serde::Deserialize::deserialize(t).map_err(|_| {
-            Error::invalid_params("params._meta.progressToken must be a string or an integer")
-        })?),
-    };
-    let server = &session.server;
-    let mode = if session.stateless {
-        Mode::Stateless
+    let parsed = ClientRequest::from_raw(method, request.params.as_deref());
+    // The envelope is judged before the params' other members, so that a request of an
+    // unsupported version hears that first whatever else is wrong with it.
+    let meta_source = envelope::MetaSource::of(&parsed, request.params.as_deref())?;
+    let meta = meta_source.get();
+    let progress_token = envelope::progress_token(meta)?;
+    let env = if session.stateless || envelope::is_stateless(method, meta) {
+        envelope::stateless(shared, meta)?
     } else {
-        mode_of(method, meta)
+        envelope::stateful(session, method)?
     };
-    let (version, caps, info, log_level) = match mode {
-        Mode::Stateless => {
-            let (version, caps, info, level) = stateless_envelope(server, meta)?;
-            (version, caps, info, level)
+    drop(meta_source);
+    let request_typed = match parsed {
+        Ok(typed) => typed,
+        // A method the request's version does not have is unknown, whatever its params.
+        Err(_) if !method_info(method).is_some_and(|i| i.exists_in(env.version)) => {
+            return Err(route::method_not_found(method, env.version));
         }
-        Mode::Stateful => {
-            let n = session.negotiated();
-            match n.version {
-                Some(v) => (v, n.client_capabilities, n.client_info, None),
-                None if method == "initialize" || method == "ping" => (
-                    ProtocolVersion::V2025_11_25,
-                    ClientCapabilities::default(),
-                    None,
-                    None,
-                ),
-                None => {
-                    return Err(Error::rpc(ErrorObject::invalid_request(format!(
-                        "{method} before initialize: send initialize first (or, for protocol 2026-07-28, \
-                     put the protocol version in params._meta[\"{}\"])",
-                        keys::PROTOCOL_VERSION
-                    ))));
-                }
-            }
+        Err(e) => {
+            return Err(Error::invalid_params(format!(
+                "invalid params for {method}: {e}"
+            )));
         }
     };
-    let input =
-        matches!(method, "tools/call" | "prompts/get" | "resources/read") && !version.is_stateful();
-    let round = if input {
-        Some(round_trip::receive(server, method, &params)?)
-    } else {
-        None
+    let info = request_typed.info();
+    let stateless = !env.version.is_stateful();
+    let round = match request_typed.retry_params() {
+        Some(retry) if stateless => Some(input::receive(shared, &request_typed, retry)?),
+        _ => None,
     };
     let cx = RequestContext::new(
         session.clone(),
-        request.id.clone(),
-        version,
+        request.id,
+        env.version,
         progress_token,
-        caps,
-        info,
-        log_level,
+        env.client_capabilities,
+        env.client_info,
+        env.log_level,
         cancel,
         outlet,
         round,
     );
-    let call = Call { cx, method, params };
-    let result = crate::middleware::run(&server.inner.middleware, &call).await;
-    let stateless = !version.is_stateful();
-    let result = if input {
-        round_trip::finish(server, &call, result)
-    } else {
-        result
+    let call = Call {
+        cx,
+        request: request_typed,
+        info,
+        registry: &server.inner.registry,
     };
-    let mut value = result?;
+    let mut result = middleware::run(&server.inner.middleware, &route::Router, &call).await?;
     if stateless {
-        stamp_stateless(server, method, &mut value);
+        stamp_stateless(shared, info.is_some_and(|i| i.cacheable), &mut result);
     }
-    Ok(value)
-}
-
-/// Reads and checks the `_meta` of a 2026-07-28 request.
-fn stateless_envelope(
-    server: &crate::Server,
-    meta: Option<&Value>,
-) -> Result<
-    (
-        ProtocolVersion,
-        ClientCapabilities,
-        Option<Implementation>,
-        Option<LoggingLevel>,
-    ),
-    Error,
-> {
-    let empty = Map::new();
-    let meta = meta.and_then(Value::as_object).unwrap_or(&empty);
-    let requested = match meta.get(keys::PROTOCOL_VERSION) {
-        Some(Value::String(v)) => v.as_str(),
-        Some(_) => {
-            return Err(Error::invalid_params(format!(
-                "params._meta[\"{}\"] must be a string",
-                keys::PROTOCOL_VERSION
-            )));
-        }
-        None => {
-            return Err(Error::invalid_params(format!(
-                "params._meta[\"{}\"] is required",
-                keys::PROTOCOL_VERSION
-            )));
-        }
-    };
-    let supported = &server.inner.options.protocol_versions;
-    let version = ProtocolVersion::parse(requested)
-        .filter(|v| !v.is_stateful() && supported.contains(&v.as_str()))
-        .ok_or_else(|| {
-            Error::rpc(
-                ErrorObject::new(
-                    mcp_schema::error_codes::UNSUPPORTED_PROTOCOL_VERSION,
-                    "Unsupported protocol version",
-                )
-                .with_data(
-                    serde_json::to_value(UnsupportedProtocolVersionData::new(requested, supported))
-                        .unwrap_or_default(),
-                ),
-            )
-        })?;
-    let caps = match meta.get(keys::CLIENT_CAPABILITIES) {
-        Some(v) => serde::Deserialize::deserialize(v).map_err(|e| {
-            Error::invalid_params(format!(
-                "params._meta[\"{}\"] is malformed: {e}",
-                keys::CLIENT_CAPABILITIES
-            ))
-        })?,
-        None => {
-            return Err(Error::invalid_params(format!(
-                "params._meta[\"{}\"] is required",
-                keys::CLIENT_CAPABILITIES
-            )));
-        }
-    };
-    let info = meta
-        .get(keys::CLIENT_INFO)
-        .and_then(|v| serde::Deserialize::deserialize(v).ok());
-    let level = match meta.get(keys::LOG_LEVEL) {
-        None => None,
-        Some(v) => {
-            let level = <LoggingLevel as serde::Deserialize>::deserialize(v).map_err(|e| {
-                Error::invalid_params(format!("params._meta[\"{}\"]: {e}", keys::LOG_LEVEL))
-            })?;
-            if level.severity().is_none() {
-                return Err(Error::invalid_params(format!(
-                    "params._meta[\"{}\"]: unknown level {v}",
-                    keys::LOG_LEVEL
-                )));
-            }
-            Some(level)
-        }
-    };
-    Ok((version, caps, info, level))
-}
-
-/// The handler of a request: the end of the middleware chain.
-pub(crate) async fn route(call: &Call<'_>) -> Result<Value, Error> {
-    let stateful = call.cx.inner.version.is_stateful();
-    match (call.method, stateful) {
-        ("initialize", true) => lifecycle::initialize(call),
-        ("ping", true) => Ok(json!({})),
-        ("server/discover", false) => Ok(lifecycle::discover(call)),
-        ("logging/setLevel", true) => lifecycle::set_level(call),
-        ("tools/list", _) => tools::list(call),
-        ("tools/call", _) => tools::call(call).await,
-        ("resources/list", _) => resources::list(call),
-        ("resources/templates/list", _) => resources::list_templates(call),
-        ("resources/read", _) => resources::read(call).await,
-        ("resources/subscribe", true) => resources::subscribe(call, true),
-        ("resources/unsubscribe", true) => resources::subscribe(call, false),
-        ("prompts/list", _) => prompts::list(call),
-        ("prompts/get", _) => prompts::get(call).await,
-        ("completion/complete", _) => prompts::complete(call),
-        ("subscriptions/listen", false) => listen::listen(call).await,
-        (method, _) => Err(Error::rpc(ErrorObject::new(
-            error_codes::METHOD_NOT_FOUND,
-            format!(
-                "Method not found: {method} (protocol {})",
-                call.cx.inner.version.as_str()
-            ),
-        ))),
-    }
+    Ok(result)
 }
 
 /// 2026-07-28 result members: `resultType`, the server's identity, and cache hints on the
 /// cacheable results.
-fn stamp_stateless(server: &crate::Server, method: &str, value: &mut Value) {
-    let Some(obj) = value.as_object_mut() else {
+fn stamp_stateless(shared: &Shared, cacheable: bool, result: &mut ServerResult) {
+    let Some(fields) = result.complete_mut() else {
         return;
     };
-    let result_type = obj
-        .entry("resultType")
-        .or_insert_with(|| Value::from("complete"));
-    if result_type.as_str() != Some("complete") {
+    if !fields.is_complete() {
         return;
     }
-    let cacheable = matches!(
-        method,
-        "server/discover"
-            | "tools/list"
-            | "prompts/list"
-            | "resources/list"
-            | "resources/templates/list"
-            | "resources/read"
-    );
-    if cacheable {
-        let options = &server.inner.options;
-        obj.entry("ttlMs")
-            .or_insert_with(|| json!(options.cache_ttl.as_millis() as u64));
-        obj.entry("cacheScope")
-            .or_insert_with(|| json!(options.cache_scope));
+    fields.mark_complete();
+    if cacheable && let Some(hints) = fields.cache_hints_mut() {
+        let options = &shared.options;
+        let ttl = hints
+            .ttl_ms()
+            .unwrap_or(u64::try_from(options.cache_ttl.as_millis()).unwrap_or(u64::MAX));
+        let scope = hints
+            .cache_scope()
+            .cloned()
+            .unwrap_or_else(|| options.cache_scope.clone());
+        hints.set_cache_hints(ttl, scope);
     }
-    let meta = obj.entry("_meta").or_insert_with(|| json!({}));
-    if let Some(meta) = meta.as_object_mut() {
-        meta.entry(keys::SERVER_INFO)
-            .or_insert_with(|| server.inner.info_json.clone());
-    }
-}
-
-/// What tool errors become: the message as an `isError` result (so the model can read and
-/// correct it), other kinds as protocol errors.
-pub(crate) fn tool_error_result(error: Error) -> Result<Value, Error> {
-    match error.kind {
-        ErrorKind::Message(message) => Ok(json!({
-            "content": [{ "type": "text", "text": message }],
-            "isError": true,
-        })),
-        kind => Err(Error { kind }),
-    }
+    fields
+        .meta_or_default()
+        .entry(keys::SERVER_INFO)
+        .or_insert_with(|| shared.info_json.clone());
 }

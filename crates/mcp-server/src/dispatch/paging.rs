@@ -1,10 +1,12 @@
 //! Pagination with opaque, signed cursors.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use std::sync::Arc;
 
-use super::Call;
+use mcp_schema::PaginatedRequestParams;
+use serde::{Deserialize, Serialize};
+
 use crate::error::Error;
+use crate::shared::Shared;
 
 #[derive(Serialize, Deserialize)]
 struct Cursor {
@@ -16,19 +18,25 @@ struct Cursor {
 
 const PURPOSE: &str = "cursor";
 
-/// One page of `items` (mapped to JSON by `show`) and the cursor of the next, if any.
-pub(super) fn page<T>(
-    call: &Call<'_>,
+/// One page of a list.
+pub(super) struct Page<T> {
+    pub(super) items: Vec<T>,
+    pub(super) next_cursor: Option<String>,
+}
+
+/// The page of `items` (shown by `show`) the request's cursor points at, with the cursor of
+/// the next, if any. `list` names the list, so a cursor of one list is refused by another.
+pub(super) fn page<D, T>(
+    shared: &Shared,
+    params: Option<&PaginatedRequestParams>,
     list: &str,
-    items: &[std::sync::Arc<T>],
-    show: impl Fn(&T) -> Value,
-) -> Result<(Vec<Value>, Option<String>), Error> {
-    let server = &call.session().server;
-    let offset = match call.params.get("cursor") {
-        None | Some(Value::Null) => 0,
-        Some(Value::String(token)) => {
-            let cursor: Cursor = server
-                .inner
+    items: &[Arc<D>],
+    show: impl Fn(&D) -> T,
+) -> Result<Page<T>, Error> {
+    let offset = match params.and_then(|p| p.cursor.as_deref()) {
+        None => 0,
+        Some(token) => {
+            let cursor: Cursor = shared
                 .signer
                 .verify(PURPOSE, token)
                 .map_err(|e| Error::invalid_params(format!("Invalid cursor: {e}")))?;
@@ -40,14 +48,12 @@ pub(super) fn page<T>(
             }
             cursor.o
         }
-        Some(_) => return Err(Error::invalid_params("Invalid cursor: it must be a string")),
     };
-    let size = server.inner.options.page_size.max(1);
+    let size = shared.options.page_size.max(1);
     let end = offset.saturating_add(size).min(items.len());
     let start = offset.min(end);
-    let page = items[start..end].iter().map(|t| show(t)).collect();
-    let next = (end < items.len()).then(|| {
-        server.inner.signer.sign(
+    let next_cursor = (end < items.len()).then(|| {
+        shared.signer.sign(
             PURPOSE,
             &Cursor {
                 l: list.to_owned(),
@@ -55,15 +61,8 @@ pub(super) fn page<T>(
             },
         )
     });
-    Ok((page, next))
-}
-
-/// `{ <key>: page, nextCursor? }`.
-pub(super) fn listing(key: &str, (page, next): (Vec<Value>, Option<String>)) -> Value {
-    let mut obj = serde_json::Map::new();
-    obj.insert(key.to_owned(), Value::Array(page));
-    if let Some(next) = next {
-        obj.insert("nextCursor".to_owned(), Value::String(next));
-    }
-    Value::Object(obj)
+    Ok(Page {
+        items: items[start..end].iter().map(|t| show(t)).collect(),
+        next_cursor,
+    })
 }

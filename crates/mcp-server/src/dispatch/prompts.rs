@@ -1,56 +1,55 @@
 //! `prompts/list`, `prompts/get` and `completion/complete`.
 
-use std::collections::BTreeMap;
+use mcp_schema::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
+    ListPromptsResult, Outcome, PaginatedRequestParams, Reference,
+};
 
-use mcp_schema::{CompleteRequestParams, Reference};
-use serde_json::{Value, json};
-
-use super::Call;
-use super::paging::{listing, page};
-use crate::error::Error;
+use super::input;
+use super::paging::page;
+use crate::error::{Error, reflect};
+use crate::middleware::Call;
 use crate::registry::completion::CompletionRequest;
-use crate::registry::prompt::PromptArguments;
 
 /// The protocol's cap on completion values per answer.
 const MAX_COMPLETIONS: usize = 100;
 
-pub(super) fn list(call: &Call<'_>) -> Result<Value, Error> {
-    let snapshot = call.session().server.inner.registry.prompts.snapshot();
-    let page = page(call, "prompts", &snapshot.items, |p| {
-        serde_json::to_value(&p.prompt).unwrap_or_default()
+pub(super) fn list(
+    call: &Call<'_>,
+    params: Option<&PaginatedRequestParams>,
+) -> Result<ListPromptsResult, Error> {
+    let snapshot = call.registry.prompts.snapshot();
+    let shared = &call.cx.inner.session.shared;
+    let page = page(shared, params, "prompts", &snapshot.items, |p| {
+        p.prompt.clone()
     })?;
-    Ok(listing("prompts", page))
+    Ok(ListPromptsResult {
+        prompts: page.items,
+        next_cursor: page.next_cursor,
+        ..Default::default()
+    })
 }
 
-pub(super) async fn get(call: &Call<'_>) -> Result<Value, Error> {
-    let name = match call.params.get("name") {
-        Some(Value::String(n)) => n.as_str(),
-        _ => {
-            return Err(Error::invalid_params(
-                "prompts/get needs params.name (a string)",
-            ));
-        }
+pub(super) async fn get(
+    call: &Call<'_>,
+    params: &GetPromptRequestParams,
+) -> Result<Outcome<GetPromptResult>, Error> {
+    let result = get_prompt(call, params).await;
+    input::outcome(call, result)
+}
+
+async fn get_prompt(
+    call: &Call<'_>,
+    params: &GetPromptRequestParams,
+) -> Result<GetPromptResult, Error> {
+    let name = params.name.as_str();
+    let Some(def) = call.registry.prompts.get(name) else {
+        return Err(Error::invalid_params(format!(
+            "Unknown prompt: {}",
+            reflect(name)
+        )));
     };
-    let Some(def) = call.session().server.inner.registry.prompts.get(name) else {
-        return Err(Error::invalid_params(format!("Unknown prompt: {name}")));
-    };
-    let arguments: PromptArguments = match call.params.get("arguments") {
-        None | Some(Value::Null) => BTreeMap::new(),
-        Some(Value::Object(map)) => map
-            .iter()
-            .map(|(k, v)| match v {
-                Value::String(s) => Ok((k.clone(), s.clone())),
-                _ => Err(Error::invalid_params(format!(
-                    "prompt argument {k} must be a string"
-                ))),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => {
-            return Err(Error::invalid_params(
-                "params.arguments must be a JSON object",
-            ));
-        }
-    };
+    let arguments = params.arguments.clone().unwrap_or_default();
     let missing = def.missing_arguments(&arguments);
     if !missing.is_empty() {
         return Err(Error::invalid_params(format!(
@@ -58,22 +57,22 @@ pub(super) async fn get(call: &Call<'_>) -> Result<Value, Error> {
             missing.join(", ")
         )));
     }
-    let result = (def.get)(arguments, call.cx.clone())
+    (def.get)(arguments, call.cx.clone())
         .await
-        .map_err(|e| e.resolve(call.era()))?;
-    serde_json::to_value(&result).map_err(Error::msg)
+        .map_err(|e| e.resolve(call.cx.protocol_version().era()))
 }
 
-pub(super) fn complete(call: &Call<'_>) -> Result<Value, Error> {
-    let params: CompleteRequestParams = call.params_as()?;
-    let registry = &call.session().server.inner.registry;
+pub(super) fn complete(
+    call: &Call<'_>,
+    params: &CompleteRequestParams,
+) -> Result<CompleteResult, Error> {
+    let registry = call.registry;
     let argument = params.argument.name.clone();
     let completer = match &params.reference {
         Reference::Prompt(p) => {
-            let def = registry
-                .prompts
-                .get(&p.name)
-                .ok_or_else(|| Error::invalid_params(format!("Unknown prompt: {}", p.name)))?;
+            let def = registry.prompts.get(&p.name).ok_or_else(|| {
+                Error::invalid_params(format!("Unknown prompt: {}", reflect(&p.name)))
+            })?;
             def.completers.get(&argument).cloned()
         }
         Reference::ResourceTemplate(r) => {
@@ -83,13 +82,14 @@ pub(super) fn complete(call: &Call<'_>) -> Result<Value, Error> {
                 .iter()
                 .find(|t| t.template.uri_template == r.uri)
                 .ok_or_else(|| {
-                    Error::invalid_params(format!("Unknown resource template: {}", r.uri))
+                    Error::invalid_params(format!("Unknown resource template: {}", reflect(&r.uri)))
                 })?;
             def.completers.get(&argument).cloned()
         }
         Reference::Unknown(v) => {
             return Err(Error::invalid_params(format!(
-                "unknown reference type: {v}"
+                "unknown reference type: {}",
+                reflect(&v.to_string())
             )));
         }
     };
@@ -98,7 +98,8 @@ pub(super) fn complete(call: &Call<'_>) -> Result<Value, Error> {
         value: params.argument.value.clone(),
         context: params
             .context
-            .and_then(|c| c.arguments)
+            .as_ref()
+            .and_then(|c| c.arguments.clone())
             .unwrap_or_default()
             .into_iter()
             .collect(),
@@ -106,11 +107,9 @@ pub(super) fn complete(call: &Call<'_>) -> Result<Value, Error> {
     let mut values = completer.map(|c| c(&request)).unwrap_or_default();
     let total = values.len();
     values.truncate(MAX_COMPLETIONS);
-    Ok(json!({
-        "completion": {
-            "values": values,
-            "total": total,
-            "hasMore": total > MAX_COMPLETIONS,
-        }
-    }))
+    let mut result = CompleteResult::default();
+    result.completion.values = values;
+    result.completion.total = Some(total as u64);
+    result.completion.has_more = Some(total > MAX_COMPLETIONS);
+    Ok(result)
 }

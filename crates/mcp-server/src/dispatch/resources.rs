@@ -1,40 +1,57 @@
 //! `resources/list`, `resources/templates/list`, `resources/read`, `resources/(un)subscribe`.
 
-use serde_json::{Value, json};
+use mcp_schema::{
+    EmptyResult, ListResourceTemplatesResult, ListResourcesResult, Outcome, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResult, ResourceRequestParams,
+};
 
-use super::Call;
-use super::paging::{listing, page};
+use super::input;
+use super::paging::page;
 use crate::error::Error;
+use crate::middleware::Call;
 
-pub(super) fn list(call: &Call<'_>) -> Result<Value, Error> {
-    let snapshot = call.session().server.inner.registry.resources.snapshot();
-    let page = page(call, "resources", &snapshot.items, |r| {
-        serde_json::to_value(&r.resource).unwrap_or_default()
+pub(super) fn list(
+    call: &Call<'_>,
+    params: Option<&PaginatedRequestParams>,
+) -> Result<ListResourcesResult, Error> {
+    let snapshot = call.registry.resources.snapshot();
+    let shared = &call.cx.inner.session.shared;
+    let page = page(shared, params, "resources", &snapshot.items, |r| {
+        r.resource.clone()
     })?;
-    Ok(listing("resources", page))
+    Ok(ListResourcesResult {
+        resources: page.items,
+        next_cursor: page.next_cursor,
+        ..Default::default()
+    })
 }
 
-pub(super) fn list_templates(call: &Call<'_>) -> Result<Value, Error> {
-    let snapshot = call.session().server.inner.registry.templates.snapshot();
-    let page = page(call, "resourceTemplates", &snapshot.items, |t| {
-        serde_json::to_value(&t.template).unwrap_or_default()
+pub(super) fn list_templates(
+    call: &Call<'_>,
+    params: Option<&PaginatedRequestParams>,
+) -> Result<ListResourceTemplatesResult, Error> {
+    let snapshot = call.registry.templates.snapshot();
+    let shared = &call.cx.inner.session.shared;
+    let page = page(shared, params, "resourceTemplates", &snapshot.items, |t| {
+        t.template.clone()
     })?;
-    Ok(listing("resourceTemplates", page))
+    Ok(ListResourceTemplatesResult {
+        resource_templates: page.items,
+        next_cursor: page.next_cursor,
+        ..Default::default()
+    })
 }
 
-fn uri_param<'a>(call: &'a Call<'_>) -> Result<&'a str, Error> {
-    match call.params.get("uri") {
-        Some(Value::String(uri)) => Ok(uri),
-        _ => Err(Error::invalid_params(format!(
-            "{} needs params.uri (a string)",
-            call.method
-        ))),
-    }
+pub(super) async fn read(
+    call: &Call<'_>,
+    params: &ReadResourceRequestParams,
+) -> Result<Outcome<ReadResourceResult>, Error> {
+    let result = read_resource(call, &params.uri).await;
+    input::outcome(call, result)
 }
 
-pub(super) async fn read(call: &Call<'_>) -> Result<Value, Error> {
-    let uri = uri_param(call)?;
-    let registry = &call.session().server.inner.registry;
+async fn read_resource(call: &Call<'_>, uri: &str) -> Result<ReadResourceResult, Error> {
+    let registry = call.registry;
     let outcome = if let Some(def) = registry.resources.get(uri) {
         (def.read)(uri.to_owned(), Default::default(), call.cx.clone()).await
     } else {
@@ -48,21 +65,19 @@ pub(super) async fn read(call: &Call<'_>) -> Result<Value, Error> {
             None => Err(Error::resource_not_found(uri)),
         }
     };
-    let result = outcome.map_err(|e| e.resolve(call.era()))?;
-    serde_json::to_value(&result).map_err(Error::msg)
+    outcome.map_err(|e| e.resolve(call.cx.protocol_version().era()))
 }
 
-pub(super) fn subscribe(call: &Call<'_>, on: bool) -> Result<Value, Error> {
-    let uri = uri_param(call)?.to_owned();
-    let mut subscriptions = call
-        .session()
-        .subscriptions
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
+pub(super) fn subscribe(
+    call: &Call<'_>,
+    params: &ResourceRequestParams,
+    on: bool,
+) -> Result<EmptyResult, Error> {
+    let mut subscriptions = call.cx.inner.session.subscriptions.lock();
     if on {
-        subscriptions.insert(uri);
+        subscriptions.insert(params.uri.clone());
     } else {
-        subscriptions.remove(&uri);
+        subscriptions.remove(&params.uri);
     }
-    Ok(json!({}))
+    Ok(EmptyResult::default())
 }

@@ -1,16 +1,18 @@
 //! Response caching for idempotent reads.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_schema::CacheScope;
+use mcp_schema::{CacheScope, ServerResult};
+use parking_lot::Mutex;
 use serde_json::Value;
 
 use super::{Middleware, MiddlewareFuture, Next, Request};
 
-/// Caches the results of the idempotent reads — `tools/list`, `prompts/list`,
-/// `resources/list`, `resources/templates/list` and `resources/read` — for `ttl`, with the
+/// Caches the results of the idempotent reads — the methods whose results the protocol lets
+/// clients cache: `server/discover`, `tools/list`, `prompts/list`, `resources/list`,
+/// `resources/templates/list` and `resources/read` — for `ttl`, with the
 /// semantics 2026-07-28 gives `ttlMs` and `cacheScope`: with the server's
 /// [`cache_scope`](crate::ServerOptions::cache_scope) `public` one entry serves every client;
 /// `private` keys entries by principal (or session) too. Any change to the registry
@@ -28,7 +30,7 @@ pub struct ResponseCache {
 struct Entry {
     stored: Instant,
     generation: u64,
-    value: Value,
+    value: ServerResult,
 }
 
 impl ResponseCache {
@@ -42,24 +44,24 @@ impl ResponseCache {
     }
 
     fn key(request: &Request<'_>) -> Option<String> {
-        if !matches!(
-            request.method(),
-            "tools/list"
-                | "prompts/list"
-                | "resources/list"
-                | "resources/templates/list"
-                | "resources/read"
-        ) {
+        if !request.info().is_some_and(|info| info.cacheable) {
             return None;
         }
-        let params = request.params();
-        if params.contains_key("inputResponses") || params.contains_key("requestState") {
+        let typed = request.request();
+        let retried = typed
+            .retry_params()
+            .is_some_and(|r| r.input_responses().is_some() || r.request_state().is_some());
+        if retried {
             return None;
         }
-        let mut relevant = params.clone();
+        let mut relevant = match typed.params_value() {
+            Ok(Some(Value::Object(params))) => params,
+            Ok(_) => Default::default(),
+            Err(_) => return None,
+        };
         relevant.remove("_meta");
         let cx = request.context();
-        let scope = match cx.server().options().cache_scope {
+        let scope = match cx.inner.session.shared.options.cache_scope {
             CacheScope::Public => String::new(),
             _ => request.client_key(),
         };
@@ -79,10 +81,10 @@ impl Middleware for ResponseCache {
             let Some(key) = Self::key(&request) else {
                 return next.run(request).await;
             };
-            let generation = request.context().server().generation();
+            let generation = request.call.registry.generation();
             let now = Instant::now();
             {
-                let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+                let entries = self.entries.lock();
                 if let Some(e) = entries.get(&key)
                     && e.generation == generation
                     && now.duration_since(e.stored) < self.ttl
@@ -92,9 +94,9 @@ impl Middleware for ResponseCache {
             }
             let outcome = next.run(request).await;
             if let Ok(value) = &outcome
-                && value.get("resultType").is_none_or(|t| t == "complete")
+                && is_complete(value)
             {
-                let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+                let mut entries = self.entries.lock();
                 entries.retain(|_, e| {
                     e.generation == generation && now.duration_since(e.stored) < self.ttl
                 });
@@ -118,4 +120,9 @@ impl Middleware for ResponseCache {
             outcome
         })
     }
+}
+
+/// A complete result (not an `InputRequiredResult` or a task).
+fn is_complete(result: &ServerResult) -> bool {
+    result.complete().is_some_and(|r| r.is_complete())
 }

@@ -1,21 +1,17 @@
 //! Time, concurrency and rate limits.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_jsonrpc::ErrorObject;
+use parking_lot::Mutex;
 use serde_json::json;
 use tokio::sync::Semaphore;
 
 use super::{Middleware, MiddlewareFuture, Next, Request, codes};
 use crate::error::Error;
-
-/// Requests that stay open by design and are never limited in time or counted as in flight.
-fn long_lived(method: &str) -> bool {
-    method == "subscriptions/listen"
-}
 
 /// Ends a request that runs longer than a limit: the handler is cancelled (its future is
 /// dropped) and the client gets `-32011` with `data.timeoutMs`. `subscriptions/listen` is
@@ -26,7 +22,7 @@ pub struct Timeout(pub Duration);
 impl Middleware for Timeout {
     fn handle<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> MiddlewareFuture<'a> {
         Box::pin(async move {
-            if long_lived(request.method()) {
+            if request.is_long_lived() {
                 return next.run(request).await;
             }
             match tokio::time::timeout(self.0, next.run(request)).await {
@@ -89,7 +85,7 @@ impl Drop for Waiting<'_> {
 impl Middleware for ConcurrencyLimit {
     fn handle<'a>(&'a self, request: Request<'a>, next: Next<'a>) -> MiddlewareFuture<'a> {
         Box::pin(async move {
-            if long_lived(request.method()) {
+            if request.is_long_lived() {
                 return next.run(request).await;
             }
             let permit = match self.permits.clone().try_acquire_owned() {
@@ -106,7 +102,7 @@ impl Middleware for ConcurrencyLimit {
                             .with_data(json!({ "retryAfterMs": 1000 })),
                         ));
                     }
-                    let metrics = request.context().server().metrics();
+                    let metrics = request.metrics();
                     let _waiting = Waiting(&self.waiting, metrics);
                     if let Some(m) = metrics {
                         m.set_gauge("mcp_queue_length", self.queued() as f64);
@@ -157,7 +153,7 @@ impl RateLimit {
 
     /// Takes a token for `key`; the wait until one is available when there is none.
     fn take(&self, key: &str, now: Instant) -> Result<(), Duration> {
-        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        let mut buckets = self.buckets.lock();
         if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(key) {
             let (rate, burst) = (self.per_second, self.burst);
             buckets.retain(|_, b| b.tokens + now.duration_since(b.at).as_secs_f64() * rate < burst);

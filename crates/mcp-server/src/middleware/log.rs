@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use tracing::Instrument;
 
-use super::{Middleware, MiddlewareFuture, Next, Request};
+use super::{Middleware, MiddlewareFuture, Next, Request, is_tool_error};
 
 /// Logs every request as a `tracing` span `mcp.request` (fields: request id, session,
 /// method, target, protocol version) with one event at its end giving the duration and the
@@ -30,7 +30,7 @@ impl Middleware for RequestLog {
                 let outcome = next.run(request).await;
                 let ms = started.elapsed().as_secs_f64() * 1000.0;
                 match &outcome {
-                    Ok(v) if v.get("isError") == Some(&serde_json::Value::Bool(true)) => {
+                    Ok(result) if is_tool_error(result) => {
                         tracing::info!(duration_ms = ms, outcome = "tool_error", "request done");
                     }
                     Ok(_) => tracing::info!(duration_ms = ms, outcome = "ok", "request done"),

@@ -1,83 +1,11 @@
-//! Request metrics in Prometheus text format.
+//! The metrics link of the middleware chain.
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
+use mcp_schema::ClientRequest;
 
-use super::{Middleware, MiddlewareFuture, Next, Request};
-
-/// The metrics of one server (switched on with
-/// [`ServerBuilder::metrics`](crate::ServerBuilder::metrics)), kept in a recorder of its own
-/// (not the process-global one), and served at `GET /metrics` by the HTTP transport:
-///
-/// | metric | type | labels |
-/// |---|---|---|
-/// | `mcp_requests_total` | counter | `method`, `tool`, `outcome` (`ok`, `tool_error`, `error`, `cancelled`) |
-/// | `mcp_request_duration_seconds` | histogram | `method`, `tool` |
-/// | `mcp_errors_total` | counter | `code` (the JSON-RPC error code) |
-/// | `mcp_active_sessions` | gauge | — (stateful sessions alive, every transport) |
-/// | `mcp_active_connections` | gauge | — (connections that can receive server pushes: stdio, WebSocket, HTTP GET streams) |
-/// | `mcp_queue_length` | gauge | — (requests waiting for a [`ConcurrencyLimit`](super::ConcurrencyLimit) turn) |
-///
-/// `tool` is the tool name of `tools/call` and empty otherwise.
-#[derive(Clone)]
-pub struct Metrics {
-    recorder: Arc<PrometheusRecorder>,
-}
-
-impl std::fmt::Debug for Metrics {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Metrics(..)")
-    }
-}
-
-/// Histogram buckets of request durations, in seconds (50 µs … 30 s).
-const BUCKETS: &[f64] = &[
-    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
-    1.0, 2.5, 5.0, 10.0, 30.0,
-];
-
-impl Metrics {
-    pub(crate) fn new() -> Self {
-        let recorder = PrometheusBuilder::new()
-            .set_buckets(BUCKETS)
-            .expect("non-empty buckets")
-            .build_recorder();
-        let metrics = Self {
-            recorder: Arc::new(recorder),
-        };
-        // The gauges exist from the start, so a scrape never misses them.
-        for gauge in [
-            "mcp_active_sessions",
-            "mcp_active_connections",
-            "mcp_queue_length",
-        ] {
-            metrics.set_gauge(gauge, 0.0);
-        }
-        metrics
-    }
-
-    /// Records with this server's recorder.
-    pub(crate) fn record(&self, f: impl FnOnce()) {
-        metrics::with_local_recorder(self.recorder.as_ref(), f);
-    }
-
-    /// Every metric in Prometheus text format (version 0.0.4).
-    pub fn render(&self) -> String {
-        let handle = self.recorder.handle();
-        handle.run_upkeep();
-        handle.render()
-    }
-
-    pub(crate) fn gauge(&self, name: &'static str, delta: f64) {
-        self.record(|| metrics::gauge!(name).increment(delta));
-    }
-
-    pub(crate) fn set_gauge(&self, name: &'static str, value: f64) {
-        self.record(|| metrics::gauge!(name).set(value));
-    }
-}
+use super::{Middleware, MiddlewareFuture, Next, Request, is_tool_error};
+use crate::metrics::Metrics;
 
 /// The outermost link when metrics are on: counts and times every request, refusals by
 /// other middleware included.
@@ -88,17 +16,14 @@ impl Middleware for MetricsLayer {
         Box::pin(async move {
             let started = Instant::now();
             let method = request.method().to_owned();
-            let tool = if method == "tools/call" {
-                request.target().unwrap_or_default().to_owned()
-            } else {
-                String::new()
+            let tool = match request.request() {
+                ClientRequest::CallTool(call) => call.name.clone(),
+                _ => String::new(),
             };
             let outcome = next.run(request).await;
             let seconds = started.elapsed().as_secs_f64();
             let (label, code) = match &outcome {
-                Ok(v) if v.get("isError") == Some(&serde_json::Value::Bool(true)) => {
-                    ("tool_error", None)
-                }
+                Ok(result) if is_tool_error(result) => ("tool_error", None),
                 Ok(_) => ("ok", None),
                 Err(e) if e.is_cancelled() => ("cancelled", None),
                 Err(e) => ("error", Some(e.code())),

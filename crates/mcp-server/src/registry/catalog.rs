@@ -1,7 +1,9 @@
 //! An ordered, concurrently readable collection of named entries (tools, prompts, resources).
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
 
 /// Entries in registration order, found by key in O(1). Readers take a snapshot (an `Arc`
 /// of the whole list), so a listing never blocks a registration and vice versa.
@@ -42,13 +44,13 @@ impl<T> Default for Catalog<T> {
 
 impl<T> Catalog<T> {
     pub(crate) fn snapshot(&self) -> Snapshot<T> {
-        self.inner.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.inner.read().clone()
     }
 
     pub(crate) fn get(&self, key: &str) -> Option<Arc<T>> {
         // Under the read lock, without cloning the snapshot's two `Arc`s (their counts are
         // shared by every thread serving a call).
-        let guard = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let guard = self.inner.read();
         guard.get(key).cloned()
     }
 
@@ -58,7 +60,7 @@ impl<T> Catalog<T> {
 
     /// Adds or replaces the entry under `key`; returns true when one was replaced.
     pub(crate) fn insert(&self, key: String, item: T) -> bool {
-        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.inner.write();
         let mut items: Vec<Arc<T>> = guard.items.as_ref().clone();
         let mut index: HashMap<String, usize> = guard.index.as_ref().clone();
         let replaced = match index.get(&key) {
@@ -81,7 +83,7 @@ impl<T> Catalog<T> {
 
     /// Removes the entry under `key`; returns true when there was one.
     pub(crate) fn remove(&self, key: &str, key_of: impl Fn(&T) -> &str) -> bool {
-        let mut guard = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.inner.write();
         if !guard.index.contains_key(key) {
             return false;
         }

@@ -6,6 +6,9 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tokio::sync::broadcast;
 
 pub(crate) mod catalog;
 pub(crate) mod completion;
@@ -27,10 +30,44 @@ pub(crate) enum Change {
     ResourceUpdated(String),
 }
 
-#[derive(Default)]
+/// Everything the server offers, and the feed of its changes.
 pub(crate) struct Registry {
     pub(crate) tools: Catalog<tool::ToolDef>,
     pub(crate) resources: Catalog<resource::ResourceDef>,
     pub(crate) templates: Catalog<resource::ResourceTemplateDef>,
     pub(crate) prompts: Catalog<prompt::PromptDef>,
+    changes: broadcast::Sender<Change>,
+    /// Grows with every change (what caches compare against).
+    generation: AtomicU64,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self {
+            tools: Catalog::default(),
+            resources: Catalog::default(),
+            templates: Catalog::default(),
+            prompts: Catalog::default(),
+            changes: broadcast::channel(256).0,
+            generation: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Registry {
+    /// Changes from now on.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Change> {
+        self.changes.subscribe()
+    }
+
+    /// Tells subscribers about a change (nobody listening is fine: nobody is connected).
+    pub(crate) fn announce(&self, change: Change) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        let _ = self.changes.send(change);
+    }
+
+    /// A number that changes whenever the registry does.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
 }

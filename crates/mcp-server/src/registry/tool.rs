@@ -12,6 +12,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use mcp_schema::headers::{ParamHeader, param_headers};
+
 use crate::context::RequestContext;
 use crate::error::{Error, Result};
 use crate::registry::BoxFuture;
@@ -30,97 +32,6 @@ pub struct ToolDef {
     pub(crate) output: Option<Arc<Schema>>,
     /// Arguments mirrored in `Mcp-Param-*` HTTP headers (2026-07-28 `x-mcp-header`).
     pub(crate) param_headers: Vec<ParamHeader>,
-}
-
-/// An argument that a 2026-07-28 HTTP client also sends as the header `Mcp-Param-{name}`
-/// (the property's `"x-mcp-header": "{name}"`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ParamHeader {
-    /// The name as declared (compared case-insensitively).
-    pub(crate) name: String,
-    /// The property names from the root of the arguments to the value.
-    pub(crate) path: Vec<String>,
-    /// The property's JSON type: `string`, `integer` or `boolean`.
-    pub(crate) kind: ParamKind,
-}
-
-/// The types an `x-mcp-header` property may have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ParamKind {
-    String,
-    Integer,
-    Boolean,
-}
-
-/// Reads and checks the `x-mcp-header` declarations of an input schema: each on a
-/// `string`/`integer`/`boolean` property reachable from the root through `properties` only,
-/// with a header-token name unique (case-insensitively) in the schema.
-fn param_headers(schema: &Value) -> std::result::Result<Vec<ParamHeader>, SchemaError> {
-    fn walk(
-        schema: &Value,
-        path: &mut Vec<String>,
-        out: &mut Vec<ParamHeader>,
-    ) -> std::result::Result<(), SchemaError> {
-        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-            return Ok(());
-        };
-        for (key, property) in properties {
-            path.push(key.clone());
-            if let Some(name) = property.get("x-mcp-header") {
-                let at = path.join(".");
-                let name = name
-                    .as_str()
-                    .filter(|n| mcp_jsonrpc::is_header_name(n))
-                    .ok_or_else(|| {
-                        SchemaError::new(format!(
-                            "x-mcp-header of `{at}` must be a non-empty HTTP header token"
-                        ))
-                    })?;
-                let kind = match property.get("type").and_then(Value::as_str) {
-                    Some("string") => ParamKind::String,
-                    Some("integer") => ParamKind::Integer,
-                    Some("boolean") => ParamKind::Boolean,
-                    _ => {
-                        return Err(SchemaError::new(format!(
-                            "x-mcp-header `{name}` is on `{at}`, which is not of type string, integer or boolean"
-                        )));
-                    }
-                };
-                if out.iter().any(|h| h.name.eq_ignore_ascii_case(name)) {
-                    return Err(SchemaError::new(format!(
-                        "x-mcp-header `{name}` is declared twice (names compare case-insensitively)"
-                    )));
-                }
-                out.push(ParamHeader {
-                    name: name.to_owned(),
-                    path: path.clone(),
-                    kind,
-                });
-            }
-            walk(property, path, out)?;
-            path.pop();
-        }
-        Ok(())
-    }
-    fn count(value: &Value) -> usize {
-        match value {
-            Value::Object(map) => map
-                .iter()
-                .map(|(k, v)| usize::from(k == "x-mcp-header") + count(v))
-                .sum(),
-            Value::Array(items) => items.iter().map(count).sum(),
-            _ => 0,
-        }
-    }
-    let mut found = Vec::new();
-    walk(schema, &mut Vec::new(), &mut found)?;
-    if count(schema) != found.len() {
-        return Err(SchemaError::new(
-            "x-mcp-header may only be declared on properties reachable from the root through \
-             `properties` (not inside items, anyOf/oneOf/allOf/not, if/then/else or $ref targets)",
-        ));
-    }
-    Ok(found)
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -291,7 +202,8 @@ impl ToolDef {
         handler: Arc<ToolFn>,
     ) -> std::result::Result<Self, SchemaError> {
         let compiled = Schema::compile(input)?;
-        let param_headers = param_headers(input)?;
+        let param_headers =
+            param_headers(input).map_err(|e| SchemaError::new(format!("inputSchema: {e}")))?;
         let mut tool = Tool::new(name, input_schema(input)?);
         if !description.is_empty() {
             tool.description = Some(description);
@@ -345,38 +257,5 @@ impl ToolDef {
     /// The tool as clients see it in `tools/list`.
     pub fn tool(&self) -> &Tool {
         &self.tool
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn x_mcp_header_declarations() {
-        let found = param_headers(&json!({
-            "type": "object",
-            "properties": {
-                "region": { "type": "string", "x-mcp-header": "Region" },
-                "opts": { "type": "object", "properties": {
-                    "n": { "type": "integer", "x-mcp-header": "Count" }
-                } }
-            }
-        }))
-        .unwrap();
-        assert_eq!(found.len(), 2);
-        let count = found.iter().find(|h| h.name == "Count").unwrap();
-        assert_eq!(count.path, ["opts", "n"]);
-        assert_eq!(count.kind, ParamKind::Integer);
-        for bad in [
-            json!({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}}),
-            json!({"properties": {"a": {"type": "string", "x-mcp-header": "A B"}}}),
-            json!({"properties": {"a": {"type": "string", "x-mcp-header": "A"},
-                                  "b": {"type": "string", "x-mcp-header": "a"}}}),
-            json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
-        ] {
-            assert!(param_headers(&bad).is_err(), "{bad}");
-        }
     }
 }

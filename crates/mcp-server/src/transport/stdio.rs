@@ -12,7 +12,7 @@ use tokio::task::JoinSet;
 use super::TaskGroup;
 
 use crate::Server;
-use crate::session::{Outlet, Session};
+use crate::session::{Outbound, Outlet, Session};
 
 #[cfg(unix)]
 mod fd;
@@ -50,11 +50,11 @@ impl Server {
         R: AsyncRead + Unpin + Send,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = mpsc::channel::<Vec<u8>>(OUTBOUND_QUEUE);
+        let (tx, rx) = mpsc::channel::<Outbound>(OUTBOUND_QUEUE);
         let writer = tokio::spawn(write_loop(write, rx));
-        let session = Session::new(self, None);
+        let session = self.new_session(None);
         session.set_push(Some(tx.clone()));
-        let mut lines = LineReader::new(self.inner.options.max_message_bytes);
+        let mut lines = LineReader::new(self.options().max_message_bytes);
         let mut tasks = TaskGroup::new();
         let mut read_error = None;
         loop {
@@ -71,7 +71,7 @@ impl Server {
                     on_frame(&session, line, &tx, &tasks);
                 }
                 Ok(LineEvent::Oversized(o)) => {
-                    let limit = self.inner.options.max_message_bytes;
+                    let limit = self.options().max_message_bytes;
                     tracing::warn!(limit, "a message over the size limit was discarded");
                     if o.is_request {
                         let mut out = Vec::new();
@@ -82,7 +82,7 @@ impl Server {
                                 "message too large: the limit is {limit} bytes"
                             )),
                         );
-                        let _ = tx.send(out).await;
+                        let _ = tx.send(Outbound::Message(out)).await;
                     }
                 }
                 Ok(LineEvent::Eof) => break,
@@ -124,7 +124,7 @@ fn on_frame(session: &std::sync::Arc<Session>, line: &[u8], tx: &Outlet, tasks: 
             let tx = tx.clone();
             tasks.spawn(async move {
                 if let Some(out) = serve.await {
-                    let _ = tx.send(out).await;
+                    let _ = tx.send(Outbound::Message(out)).await;
                 }
             });
         }
@@ -135,7 +135,7 @@ fn on_frame(session: &std::sync::Arc<Session>, line: &[u8], tx: &Outlet, tasks: 
             let tx = tx.clone();
             tasks.spawn(async move {
                 if let Some(answers) = handle_batch(&session, items, &tx).await {
-                    let _ = tx.send(answers).await;
+                    let _ = tx.send(Outbound::Message(answers)).await;
                 }
             });
         }
@@ -187,29 +187,26 @@ pub(crate) async fn handle_batch(
 }
 
 fn send_now(tx: &Outlet, out: Vec<u8>) {
-    if tx.try_send(out).is_err() {
+    if tx.try_send(Outbound::Message(out)).is_err() {
         tracing::warn!("the output queue is full; an error response was dropped");
     }
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(
     write: W,
-    mut rx: mpsc::Receiver<Vec<u8>>,
+    mut rx: mpsc::Receiver<Outbound>,
 ) -> io::Result<()> {
     let mut out = BufWriter::with_capacity(64 * 1024, write);
-    while let Some(mut message) = rx.recv().await {
-        if crate::session::as_poll_signal(&message).is_some() {
-            continue;
-        }
-        message.push(b'\n');
-        out.write_all(&message).await?;
-        // Coalesce what is already queued into one write, then flush.
-        while let Ok(mut more) = rx.try_recv() {
-            if crate::session::as_poll_signal(&more).is_some() {
-                continue;
+    while let Some(first) = rx.recv().await {
+        // Coalesce what is already queued into one write, then flush. Poll requests, which
+        // only streamable HTTP understands, are dropped.
+        let mut next = Some(first);
+        while let Some(outbound) = next {
+            if let Outbound::Message(mut message) = outbound {
+                message.push(b'\n');
+                out.write_all(&message).await?;
             }
-            more.push(b'\n');
-            out.write_all(&more).await?;
+            next = rx.try_recv().ok();
         }
         out.flush().await?;
     }

@@ -4,20 +4,19 @@
 //! headers and the server acting on the body can never see two different requests.
 
 use axum::http::HeaderMap;
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
+use mcp_schema::headers::{self as mirrored, decode_value};
+use mcp_schema::methods::{TargetField, method_info};
+use mcp_schema::{CallToolRequest, McpRequest};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::Server;
-use crate::registry::tool::ParamKind;
+use crate::error::reflect;
 
 pub(super) const SESSION_ID: &str = "mcp-session-id";
 pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(super) const LAST_EVENT_ID: &str = "last-event-id";
-const METHOD: &str = "mcp-method";
-const NAME: &str = "mcp-name";
 
 /// A header's value: `Ok(None)` when absent, `Err(())` when it is not visible ASCII.
 pub(super) fn text<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ()> {
@@ -74,7 +73,7 @@ pub(super) fn check(
             format!(
                 "the MCP-Protocol-Version header is required on every request (this server \
                  supports {}); send it equal to params._meta[\"{}\"]",
-                server.inner.options.protocol_versions.join(", "),
+                server.options().protocol_versions.join(", "),
                 mcp_schema::meta::keys::PROTOCOL_VERSION
             )
         })?;
@@ -86,37 +85,48 @@ pub(super) fn check(
             "MCP-Protocol-Version header value '{version}' does not match body value '{body}'"
         ));
     }
-    match text(headers, METHOD) {
+    match text(headers, mirrored::METHOD) {
         Err(()) => return Err("the Mcp-Method header contains invalid characters".into()),
         Ok(None) => {
             return Err(format!(
-                "the Mcp-Method header is required (send Mcp-Method: {method})"
+                "the Mcp-Method header is required (send Mcp-Method: {})",
+                reflect(method)
             ));
         }
         Ok(Some(m)) if m != method => {
             return Err(format!(
-                "Mcp-Method header value '{m}' does not match body value '{method}'"
+                "Mcp-Method header value '{}' does not match body value '{}'",
+                reflect(m),
+                reflect(method)
             ));
         }
         Ok(Some(_)) => {}
     }
-    let named = match method {
-        "tools/call" | "prompts/get" => peek.name.as_ref(),
-        "resources/read" => peek.uri.as_ref(),
-        _ => None,
+    let target = method_info(method)
+        .filter(|info| info.target_header)
+        .and_then(|info| info.target);
+    let named = match target {
+        Some(TargetField::Name) => peek.name.as_ref(),
+        Some(TargetField::Uri) => peek.uri.as_ref(),
+        None => None,
     };
     // A missing or non-string name is the dispatcher's -32602.
     if let Some(Value::String(body)) = named {
-        let header = decoded(headers, NAME, "Mcp-Name")?.ok_or_else(|| {
-            format!("the Mcp-Name header is required for {method} (send Mcp-Name: {body})")
+        let header = decoded(headers, mirrored::NAME)?.ok_or_else(|| {
+            format!(
+                "the Mcp-Name header is required for {method} (send Mcp-Name: {})",
+                reflect(body)
+            )
         })?;
         if header != *body {
             return Err(format!(
-                "Mcp-Name header value '{header}' does not match body value '{body}'"
+                "Mcp-Name header value '{}' does not match body value '{}'",
+                reflect(&header),
+                reflect(body)
             ));
         }
     }
-    if method == "tools/call"
+    if method == CallToolRequest::METHOD
         && let Some(Value::String(tool)) = &peek.name
     {
         check_params(server, headers, tool, peek.arguments)?;
@@ -125,27 +135,16 @@ pub(super) fn check(
 }
 
 /// A header that may carry the `=?base64?…?=` form, decoded.
-fn decoded(headers: &HeaderMap, name: &str, display: &str) -> Result<Option<String>, String> {
+fn decoded(headers: &HeaderMap, name: &str) -> Result<Option<String>, String> {
     let Some(raw) = text(headers, name).map_err(|()| {
-        format!(
-            "the {display} header contains invalid characters; encode the value as =?base64?…?="
-        )
+        format!("the {name} header contains invalid characters; encode the value as =?base64?…?=")
     })?
     else {
         return Ok(None);
     };
-    let Some(encoded) = raw
-        .strip_prefix("=?base64?")
-        .and_then(|r| r.strip_suffix("?="))
-    else {
-        return Ok(Some(raw.to_owned()));
-    };
-    let bytes = STANDARD
-        .decode(encoded)
-        .map_err(|e| format!("the {display} header is not valid base64 ({e})"))?;
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|_| format!("the {display} header does not decode to UTF-8 text"))
+    decode_value(raw)
+        .map(|v| Some(v.into_owned()))
+        .map_err(|e| format!("the {name} header {e}"))
 }
 
 fn check_params(
@@ -160,82 +159,28 @@ fn check_params(
     if def.param_headers.is_empty() {
         return Ok(());
     }
-    let arguments: Value = arguments
+    let arguments: serde_json::Map<String, Value> = arguments
         .and_then(|a| serde_json::from_str(a.get()).ok())
-        .unwrap_or(Value::Null);
+        .unwrap_or_default();
     for declared in &def.param_headers {
-        let body = declared
-            .path
-            .iter()
-            .try_fold(&arguments, |v, key| v.get(key))
-            .filter(|v| !v.is_null());
         // Absent or null: the client sends no header, and one sent anyway is not looked at.
-        let Some(body) = body else {
+        let Some(body) = declared.value_in(&arguments) else {
             continue;
         };
-        let (name, path) = (&declared.name, &declared.path);
-        let display = format!("Mcp-Param-{name}");
-        let header =
-            decoded(headers, &display.to_ascii_lowercase(), &display)?.ok_or_else(|| {
-                format!(
-                    "the {display} header is required: argument `{}` is in the body",
-                    path.join(".")
-                )
-            })?;
-        // Integers compare numerically (`42.0` is `42`); the rest as text.
-        let equal = match (declared.kind, body) {
-            (_, Value::String(s)) => header == *s,
-            (ParamKind::Integer, Value::Number(n)) => header
-                .parse::<f64>()
-                .ok()
-                .zip(n.as_f64())
-                .is_some_and(|(h, b)| h == b),
-            (_, Value::Bool(b)) => header == if *b { "true" } else { "false" },
-            // Another type than the schema declares: nothing the header could equal.
-            _ => false,
-        };
-        if !equal {
+        let name = declared.header_name();
+        let header = decoded(headers, &name)?.ok_or_else(|| {
+            format!(
+                "the {name} header is required: argument `{}` is in the body",
+                declared.path.join(".")
+            )
+        })?;
+        if !declared.matches(&header, body) {
             return Err(format!(
-                "{display} header value '{header}' does not match body value {body}"
+                "{name} header value '{}' does not match body value {}",
+                reflect(&header),
+                reflect(&body.to_string())
             ));
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use axum::http::HeaderValue;
-
-    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (k, v) in pairs {
-            h.insert(*k, HeaderValue::from_static(v));
-        }
-        h
-    }
-
-    #[test]
-    fn base64_values_are_decoded_and_checked() {
-        let h = headers(&[
-            ("mcp-name", "=?base64?SGVsbG8=?="),
-            ("a", "=?base64?SGVsbG8?="),
-            ("b", "=?base64?SGVs!!!bG8=?="),
-            ("c", "=?base64?SGVsbG8="),
-            ("d", "  spaced  "),
-        ]);
-        assert_eq!(
-            decoded(&h, "mcp-name", "Mcp-Name").unwrap().as_deref(),
-            Some("Hello")
-        );
-        assert!(decoded(&h, "a", "A").is_err(), "missing padding");
-        assert!(decoded(&h, "b", "B").is_err(), "invalid characters");
-        assert_eq!(
-            decoded(&h, "c", "C").unwrap().as_deref(),
-            Some("=?base64?SGVsbG8=")
-        );
-        assert_eq!(decoded(&h, "d", "D").unwrap().as_deref(), Some("spaced"));
-        assert_eq!(decoded(&h, "missing", "M").unwrap(), None);
-    }
 }

@@ -231,12 +231,7 @@ fn build_with(
         guard.allow_bound(addr);
     }
     let sessions = HttpSessions::new(&options);
-    let stateful = server
-        .inner
-        .options
-        .protocol_versions
-        .iter()
-        .any(|v| mcp_schema::Era::of(v) == Some(mcp_schema::Era::Stateful));
+    let stateful = server.inner.shared.serves_stateful();
     let shared = Arc::new(Shared {
         server: server.clone(),
         guard,

@@ -23,7 +23,6 @@ use super::headers::{self, PROTOCOL_VERSION, Peek, SESSION_ID};
 use super::reply::{self, invalid};
 use super::sessions::HttpSession;
 use super::stream::{self, CloseOnDrop, Exchange, Item, OUTLET_CAPACITY};
-use crate::dispatch::{Mode, mode_of};
 use crate::registry::BoxFuture;
 use crate::session::Session;
 use crate::signing::session_id;
@@ -45,7 +44,7 @@ pub(super) async fn handle(shared: &Arc<Shared>, parts: Parts, body: Body) -> Re
              (send Accept: application/json, text/event-stream)",
         );
     }
-    let limit = shared.server.inner.options.max_message_bytes;
+    let limit = shared.server.options().max_message_bytes;
     let bytes = match read_body(headers, body, limit).await {
         Ok(b) => b,
         Err(BodyError::TooLarge) => {
@@ -155,7 +154,8 @@ fn modern(shared: &Shared, headers: &HeaderMap) -> bool {
 
 async fn request(shared: &Arc<Shared>, headers: &HeaderMap, request: Request) -> Response {
     let peek = Peek::of(request.params.as_deref());
-    let stateless = mode_of(&request.method, peek.meta.as_ref()) == Mode::Stateless
+    let meta = peek.meta.as_ref().and_then(serde_json::Value::as_object);
+    let stateless = crate::dispatch::is_stateless(&request.method, meta)
         || (headers.get(SESSION_ID).is_none() && modern(shared, headers))
         || !shared.stateful;
     if stateless {
@@ -173,7 +173,7 @@ async fn request(shared: &Arc<Shared>, headers: &HeaderMap, request: Request) ->
         return serve_stateless(shared, request).await;
     }
     drop(peek);
-    if request.method == "initialize" {
+    if request.method == <mcp_schema::InitializeRequest as mcp_schema::McpRequest>::METHOD {
         return initialize(shared, headers, request).await;
     }
     let hs = match session_of(shared, headers, Some(&request.id)) {
@@ -242,7 +242,7 @@ fn check_version(
             )));
         }
     };
-    let supported = &shared.server.inner.options.protocol_versions;
+    let supported = &shared.server.options().protocol_versions;
     let known = ProtocolVersion::parse(header)
         .filter(|v| v.is_stateful() && supported.contains(&v.as_str()));
     let Some(version) = known else {
@@ -277,7 +277,7 @@ async fn initialize(shared: &Arc<Shared>, headers: &HeaderMap, request: Request)
         return *response;
     }
     let id: Arc<str> = Arc::from(session_id());
-    let hs = HttpSession::new(id.clone(), Session::new(&shared.server, Some(id.clone())));
+    let hs = HttpSession::new(id.clone(), shared.server.new_session(Some(id.clone())));
     if let Some(principal) = super::current_principal() {
         hs.session.bind_principal(principal);
     }
@@ -368,7 +368,7 @@ fn answer(shared: &Shared, hs: &Arc<HttpSession>, start: Start) -> Response {
 /// A 2026-07-28 request (its headers checked): served on a fresh session that ends with the
 /// response — or when the client closes the connection, which cancels the request.
 async fn serve_stateless(shared: &Arc<Shared>, request: Request) -> Response {
-    let session = Session::new_stateless(&shared.server);
+    let session = shared.server.new_stateless_session();
     if let Some(principal) = super::current_principal() {
         session.bind_principal(principal);
     }

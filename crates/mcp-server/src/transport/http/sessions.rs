@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, watch};
 use super::HttpOptions;
 use super::store::EventStore;
 use super::stream::{LiveStream, OUTLET_CAPACITY};
-use crate::session::Session;
+use crate::session::{Outbound, Session};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -259,14 +259,17 @@ impl HttpSession {
             stream.finish();
             return stream;
         }
-        let (tx, mut rx) = mpsc::channel::<Vec<u8>>(OUTLET_CAPACITY);
+        let (tx, mut rx) = mpsc::channel::<Outbound>(OUTLET_CAPACITY);
         self.session.set_push(Some(tx));
         // Holds the stream, not the session: the session's push outlet is the only sender, so
         // the task ends when the session ends (or is dropped).
         let pump = stream.clone();
         tokio::spawn(async move {
-            while let Some(message) = rx.recv().await {
-                pump.emit(&message);
+            while let Some(outbound) = rx.recv().await {
+                // Nothing asks the GET stream to poll: only a request's own stream can.
+                if let Outbound::Message(message) = outbound {
+                    pump.emit(&message);
+                }
             }
             pump.finish();
         });

@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use super::store::EventStore;
 use crate::Server;
 use crate::registry::BoxFuture;
-use crate::session::{BusyGuard, Session};
+use crate::session::{BusyGuard, Outbound, Session};
 
 /// Messages a handler may queue for its stream before it waits.
 pub(super) const OUTLET_CAPACITY: usize = 64;
@@ -78,10 +78,12 @@ pub(super) enum Item {
     End,
 }
 
-fn item(message: Vec<u8>) -> Item {
-    match crate::session::as_poll_signal(&message) {
-        Some(ms) => Item::Poll(ms),
-        None => Item::Message(message),
+fn item(outbound: Outbound) -> Item {
+    match outbound {
+        Outbound::Message(message) => Item::Message(message),
+        Outbound::Poll { retry } => {
+            Item::Poll(u64::try_from(retry.as_millis()).unwrap_or(u64::MAX))
+        }
     }
 }
 
@@ -89,7 +91,7 @@ fn item(message: Vec<u8>) -> Item {
 /// messages to.
 pub(super) struct Exchange {
     response: Option<BoxFuture<Option<Vec<u8>>>>,
-    outlet: mpsc::Receiver<Vec<u8>>,
+    outlet: mpsc::Receiver<Outbound>,
     outlet_open: bool,
     finished: Option<Option<Vec<u8>>>,
 }
@@ -97,7 +99,7 @@ pub(super) struct Exchange {
 impl Exchange {
     pub(super) fn new(
         response: BoxFuture<Option<Vec<u8>>>,
-        outlet: mpsc::Receiver<Vec<u8>>,
+        outlet: mpsc::Receiver<Outbound>,
     ) -> Self {
         Self {
             response: Some(response),

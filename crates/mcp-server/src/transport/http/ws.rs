@@ -45,7 +45,7 @@ use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::{HttpOptions, Shared, normalized_path, refuse_foreign, reply};
 use crate::Server;
-use crate::session::{Outlet, Session, as_poll_signal};
+use crate::session::{Outbound, Outlet, Session};
 
 /// The WebSocket subprotocol of MCP.
 const SUBPROTOCOL: &str = "mcp";
@@ -158,14 +158,14 @@ async fn upgrade(
     let open = super::OpenConnection::new(&shared.upgraded);
     let limit = settings
         .max_message_bytes
-        .unwrap_or(server.inner.options.max_message_bytes);
+        .unwrap_or(server.options().max_message_bytes);
     ws.protocols([SUBPROTOCOL])
         .max_message_size(limit)
         .max_frame_size(limit)
         .on_failed_upgrade(|e| tracing::debug!("a WebSocket upgrade failed: {e}"))
         .on_upgrade(move |socket| async move {
             let _open = open;
-            let session = Session::new(&server, None);
+            let session = server.new_session(None);
             if let Some(principal) = principal {
                 session.bind_principal(principal);
             }
@@ -219,7 +219,7 @@ async fn serve(
 ) {
     tracing::debug!("a WebSocket connection opened");
     let (sink, mut stream) = socket.split();
-    let (tx, rx) = mpsc::channel::<Vec<u8>>(OUTBOUND_QUEUE);
+    let (tx, rx) = mpsc::channel::<Outbound>(OUTBOUND_QUEUE);
     let (control, control_rx) = mpsc::channel::<Control>(4);
     let mut writer = tokio::spawn(write_loop(sink, rx, control_rx));
     session.set_push(Some(tx.clone()));
@@ -315,7 +315,7 @@ async fn serve(
                 let mut out = Vec::new();
                 encode_error(&mut out, None, &error);
                 // Not waiting: a client that reads nothing must not hold the connection.
-                let _ = tx.try_send(out);
+                let _ = tx.try_send(Outbound::Message(out));
             }
             close(&control, &mut writer, code, &reason).await;
         }
@@ -342,21 +342,23 @@ async fn on_text(session: &Arc<Session>, text: &[u8], tx: &Outlet, tasks: &TaskG
     match parsed {
         Parsed::Single(Err(invalid)) => {
             let _ = tx
-                .send(RpcMessage::Response(invalid.to_response()).to_vec())
+                .send(Outbound::Message(
+                    RpcMessage::Response(invalid.to_response()).to_vec(),
+                ))
                 .await;
         }
         Parsed::Single(Ok(RpcMessage::Request(request))) => {
             if tasks.len() >= MAX_IN_FLIGHT {
                 let mut out = Vec::new();
                 encode_error(&mut out, Some(&request.id), &too_busy());
-                let _ = tx.send(out).await;
+                let _ = tx.send(Outbound::Message(out)).await;
                 return;
             }
             let serve = session.begin_request(request, tx.clone());
             let tx = tx.clone();
             tasks.spawn(async move {
                 if let Some(out) = serve.await {
-                    let _ = tx.send(out).await;
+                    let _ = tx.send(Outbound::Message(out)).await;
                 }
             });
         }
@@ -371,7 +373,7 @@ async fn on_text(session: &Arc<Session>, text: &[u8], tx: &Outlet, tasks: &TaskG
             tasks.spawn(async move {
                 let answers = crate::transport::stdio::handle_batch(&session, items, &tx).await;
                 if let Some(answers) = answers {
-                    let _ = tx.send(answers).await;
+                    let _ = tx.send(Outbound::Message(answers)).await;
                 }
             });
         }
@@ -393,7 +395,7 @@ fn too_busy() -> ErrorObject {
 async fn send_error(tx: &Outlet, error: &ErrorObject) {
     let mut out = Vec::new();
     encode_error(&mut out, None, error);
-    let _ = tx.send(out).await;
+    let _ = tx.send(Outbound::Message(out)).await;
 }
 
 /// The end a read error means. The library ends the stream after any error, so the
@@ -465,7 +467,7 @@ async fn close(
 /// last, the close frame.
 async fn write_loop(
     mut sink: SplitSink<WebSocket, Message>,
-    mut outbound: mpsc::Receiver<Vec<u8>>,
+    mut outbound: mpsc::Receiver<Outbound>,
     mut control: mpsc::Receiver<Control>,
 ) {
     let mut open = true;
@@ -505,8 +507,8 @@ async fn write_loop(
 /// Writes `first` and whatever else is queued, then flushes once.
 async fn write_queued(
     sink: &mut SplitSink<WebSocket, Message>,
-    first: Vec<u8>,
-    outbound: &mut mpsc::Receiver<Vec<u8>>,
+    first: Outbound,
+    outbound: &mut mpsc::Receiver<Outbound>,
 ) -> Result<(), axum::Error> {
     feed(sink, first).await?;
     while let Ok(more) = outbound.try_recv() {
@@ -519,11 +521,11 @@ async fn write_queued(
 /// understands, are dropped).
 async fn feed(
     sink: &mut SplitSink<WebSocket, Message>,
-    message: Vec<u8>,
+    message: Outbound,
 ) -> Result<(), axum::Error> {
-    if as_poll_signal(&message).is_some() {
+    let Outbound::Message(message) = message else {
         return Ok(());
-    }
+    };
     match axum::extract::ws::Utf8Bytes::try_from(message) {
         Ok(text) => sink.feed(Message::Text(text)).await,
         Err(e) => {

@@ -12,13 +12,13 @@ use std::task::{Context, Poll};
 use mcp_jsonrpc::message::encode_error;
 use mcp_jsonrpc::{ErrorObject, Id};
 
-use super::{BusyGuard, Session};
+use crate::session::{BusyGuard, Session};
 
 /// A handler's work: the encoded response, or nothing (cancelled).
-pub(crate) type Handler = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
+pub(super) type Handler = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
 
 /// One request being served (see the module docs).
-pub(crate) struct HandlerRun {
+pub(super) struct HandlerRun {
     id: Id,
     session: Arc<Session>,
     handler: Option<Handler>,
@@ -31,7 +31,7 @@ pub(crate) struct HandlerRun {
 }
 
 impl HandlerRun {
-    pub(crate) fn new(
+    pub(super) fn new(
         session: Arc<Session>,
         id: Id,
         handler: Handler,

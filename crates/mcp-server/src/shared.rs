@@ -1,0 +1,79 @@
+//! What every session of a server shares and nothing in it refers back to: the server's
+//! identity, options, signing key, metrics and shutdown signal.
+//!
+//! The [`Server`](crate::Server) owns this next to its registry and middleware; sessions and
+//! request contexts hold it directly, so the lower layers reach the options without knowing
+//! the server.
+
+use std::time::Duration;
+
+use mcp_schema::{CacheScope, Implementation};
+use tokio_util::sync::CancellationToken;
+
+use crate::metrics::Metrics;
+use crate::signing::Signer;
+
+/// Tunables of a server. Start from [`ServerOptions::default`] and change what you need.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    /// Entries per page of `tools/list`, `resources/list`, … (default 100).
+    pub page_size: usize,
+    /// How long a request to the client (elicitation, sampling, roots) may wait for its
+    /// answer in the stateful era (default 10 minutes: a person may be answering).
+    pub client_request_timeout: Duration,
+    /// 2026-07-28 `ttlMs` of cacheable results (default 0: clients re-fetch; servers whose
+    /// lists rarely change can raise it).
+    pub cache_ttl: Duration,
+    /// 2026-07-28 `cacheScope` of cacheable results (default `public`; use `private` when
+    /// results depend on who asks).
+    pub cache_scope: CacheScope,
+    /// How long a 2026-07-28 `requestState` stays valid (default 10 minutes).
+    pub request_state_ttl: Duration,
+    /// Largest message accepted, in bytes (default 16 MiB): longer stdio lines and HTTP
+    /// bodies are refused with an error and the connection goes on.
+    pub max_message_bytes: usize,
+    /// Requests of one connection (stdio, WebSocket) that run at once (default 1,024); the
+    /// connection reads the next message only when one of them finished.
+    pub max_in_flight: usize,
+    /// The protocol versions served (default: every version this crate knows).
+    pub protocol_versions: Vec<&'static str>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            page_size: 100,
+            client_request_timeout: Duration::from_secs(600),
+            cache_ttl: Duration::ZERO,
+            cache_scope: CacheScope::Public,
+            request_state_ttl: Duration::from_secs(600),
+            max_message_bytes: 16 * 1024 * 1024,
+            max_in_flight: 1024,
+            protocol_versions: mcp_schema::version::SUPPORTED.to_vec(),
+        }
+    }
+}
+
+/// The part of a server every session holds.
+pub(crate) struct Shared {
+    pub(crate) info: Implementation,
+    /// `info` as JSON, stamped on every 2026-07-28 result.
+    pub(crate) info_json: serde_json::Value,
+    pub(crate) instructions: Option<String>,
+    pub(crate) options: ServerOptions,
+    pub(crate) signer: Signer,
+    pub(crate) metrics: Option<Metrics>,
+    /// Cancelled by `Server::shutdown`.
+    pub(crate) shutdown: CancellationToken,
+}
+
+impl Shared {
+    /// Whether the server serves at least one version of the stateful era.
+    pub(crate) fn serves_stateful(&self) -> bool {
+        self.options
+            .protocol_versions
+            .iter()
+            .any(|v| mcp_schema::Era::of(v) == Some(mcp_schema::Era::Stateful))
+    }
+}
