@@ -42,7 +42,10 @@ async fn exercise(config: &Config, pinned: Option<&str>, expected: Era) {
         .call_tool("add", json!({ "a": 20, "b": 22 }).as_object().cloned())
         .await
         .expect("add");
-    assert_eq!(sum.structured_content, Some(json!({ "result": 42 })));
+    assert_eq!(
+        sum.structured_content.clone().unwrap(),
+        json!({ "result": 42 })
+    );
     let read = session
         .read_resource("test://greeting")
         .await

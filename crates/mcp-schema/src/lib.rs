@@ -110,7 +110,7 @@
 //! | [`common`] | [`Implementation`], [`Icon`], [`Annotations`], [`Role`], [`EmptyResult`], [`RequestParams`], [`ResultFields`], … |
 //! | [`capabilities`] | [`ClientCapabilities`], [`ServerCapabilities`] |
 //! | [`content`] | [`ContentBlock`] and its blocks, [`ResourceContents`] |
-//! | [`tools`], [`resources`], [`prompts`], [`completion`], [`logging`] | server features |
+//! | [`tools`], [`resources`], [`prompts`], [`completion`], [`logging`] | server features; [`StructuredContent`] of tool results |
 //! | [`sampling`], [`elicitation`], [`roots`] | client features |
 //! | [`lifecycle`], [`discover`] | `initialize` (stateful) and `server/discover` (stateless) |
 //! | [`subscriptions`], [`mrtr`], [`tasks`] | `subscriptions/listen`, multi round-trip requests and [`Outcome`], tasks |
@@ -143,6 +143,7 @@ pub mod prompts;
 pub mod resources;
 pub mod roots;
 pub mod sampling;
+pub mod structured;
 pub mod subscriptions;
 pub mod tags;
 pub mod tasks;
@@ -181,6 +182,7 @@ pub use prompts::*;
 pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
+pub use structured::StructuredContent;
 pub use subscriptions::*;
 pub use tasks::*;
 pub use tools::*;

@@ -9,6 +9,7 @@ use crate::macros::{extensible, has_meta, string_enum};
 use crate::meta::Meta;
 use crate::mrtr::InputResponses;
 use crate::pagination::Cursor;
+use crate::structured::StructuredContent;
 use crate::tags::ObjectTag;
 use crate::tasks::TaskMetadata;
 
@@ -257,7 +258,7 @@ pub struct CallToolResult {
     pub content: Vec<ContentBlock>,
     /// The structured result (2025-06-18+: an object; 2026-07-28: any JSON value).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Value>,
+    pub structured_content: Option<StructuredContent>,
     /// Whether the call ended in an error (absent means false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,

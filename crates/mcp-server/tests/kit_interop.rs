@@ -82,7 +82,7 @@ async fn exercise(session: &Session, era: Era) {
     args.insert("a".into(), json!(2));
     args.insert("b".into(), json!(40));
     let sum = session.call_tool("add", Some(args)).await.unwrap();
-    assert_eq!(sum.structured_content, Some(json!({"sum": 42.0})));
+    assert_eq!(sum.structured_content.unwrap(), json!({"sum": 42.0}));
 
     let mut args = Map::new();
     args.insert("steps".into(), json!(3));

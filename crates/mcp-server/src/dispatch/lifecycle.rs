@@ -21,21 +21,21 @@ pub(super) fn initialize(
         )));
     }
     let supported = &shared.options.protocol_versions;
-    let chosen = mcp_schema::version::server_select_initialize_version(
-        &params.protocol_version,
-        supported,
-    )
-    .and_then(ProtocolVersion::parse)
-    .ok_or_else(|| {
-        let data =
-            UnsupportedProtocolVersionData::new(reflect(&params.protocol_version), supported);
-        Error::rpc(
+    let chosen =
+        mcp_schema::version::server_select_initialize_version(&params.protocol_version, supported)
+            .and_then(ProtocolVersion::parse)
+            .ok_or_else(|| {
+                let data = UnsupportedProtocolVersionData::new(
+                    reflect(&params.protocol_version),
+                    supported,
+                );
+                Error::rpc(
             ErrorObject::invalid_params(
                 "this server does not support the initialize handshake; use server/discover",
             )
             .with_data(serde_json::to_value(data).unwrap_or_default()),
         )
-    })?;
+            })?;
     session.update(|n| {
         n.version = Some(chosen);
         n.client_capabilities = params.capabilities.clone();

@@ -70,7 +70,7 @@ async fn run(call: &Call<'_>, params: &CallToolRequestParams) -> Result<CallTool
                 "tool {name} declares an outputSchema but returned no structuredContent"
             ))));
         };
-        if let Err(problems) = output.check(structured) {
+        if let Err(problems) = output.check(&structured.to_value()) {
             return Err(Error::rpc(ErrorObject::internal_error(format!(
                 "tool {name} returned structuredContent that does not match its outputSchema: \
                  {problems}"

@@ -4,8 +4,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcp_schema::{
-    CallToolResult, ContentBlock, Icon, Meta, Tool, ToolAnnotations, ToolInputSchema,
-    ToolOutputSchema,
+    CallToolResult, ContentBlock, Icon, Meta, StructuredContent, Tool, ToolAnnotations,
+    ToolInputSchema, ToolOutputSchema,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -29,6 +29,9 @@ pub struct ToolDef {
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<ToolFn>,
     pub(crate) input: Arc<Schema>,
+    /// The output schema results are checked against: set when it was declared with
+    /// [`ToolDef::output_schema`]; `None` when there is none, and when it was derived from the
+    /// handler's [`Json<T>`] result type, whose serialization matches it by construction.
     pub(crate) output: Option<Arc<Schema>>,
     /// Arguments mirrored in `Mcp-Param-*` HTTP headers (2026-07-28 `x-mcp-header`).
     pub(crate) param_headers: Vec<ParamHeader>,
@@ -102,12 +105,13 @@ impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
         Some(schema_of::<T>())
     }
 
+    /// Serialized once: the JSON text is both the text block and the `structuredContent`,
+    /// written into the response as it is.
     fn into_tool_result(self) -> Result<CallToolResult> {
-        let value = serde_json::to_value(&self.0)
+        let structured = StructuredContent::serialize(&self.0)
             .map_err(|e| Error::msg(format!("the tool's result does not serialize: {e}")))?;
-        let text = serde_json::to_string(&value).unwrap_or_default();
-        let mut result = CallToolResult::text(text);
-        result.structured_content = Some(value);
+        let mut result = CallToolResult::text(structured.json().into_owned());
+        result.structured_content = Some(structured);
         Ok(result)
     }
 }
@@ -175,6 +179,8 @@ impl ToolDef {
             def = def
                 .output_schema(out)
                 .unwrap_or_else(|e| panic!("tool `{name}`: {e}"));
+            // Derived from the result type: its values cannot fail it, so calls skip the check.
+            def.output = None;
         }
         def
     }
@@ -217,7 +223,9 @@ impl ToolDef {
         })
     }
 
-    /// Declares the schema of `structuredContent`; results are checked against it.
+    /// Declares the schema of `structuredContent`; every result is checked against it (a
+    /// mismatch is answered `-32603`). Typed tools returning [`Json<T>`] get the schema of `T`
+    /// without the per-call check.
     pub fn output_schema(mut self, schema: Value) -> std::result::Result<Self, SchemaError> {
         let compiled = Schema::compile(&schema)?;
         self.tool.output_schema = Some(output_schema(&schema)?);
