@@ -672,3 +672,46 @@ async fn batches_are_answered_in_one_array() {
     assert_eq!(answers[0]["id"], 1);
     assert_eq!(answers[1]["result"]["content"][0]["text"], "b");
 }
+
+#[tokio::test]
+async fn requests_beyond_the_in_flight_limit_are_refused_and_the_connection_goes_on() {
+    let server = server();
+    let mut options = server.options().clone();
+    options.max_in_flight = 2;
+    let server = Server::builder("stdio-test", "1.0.0")
+        .options(options)
+        .tool("wait", "Waits", |a: Wait, _| async move {
+            tokio::time::sleep(Duration::from_millis(a.ms)).await;
+            Ok("waited")
+        })
+        .tool("echo", "Echoes", |a: Echo, _| async move { Ok(a.message) })
+        .build();
+    let mut w = Wire::start(&server);
+    w.initialize("2025-11-25", json!({})).await;
+    for id in [1, 2] {
+        w.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                      "params": {"name": "wait", "arguments": {"ms": 2000}}}))
+            .await;
+    }
+    w.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                  "params": {"name": "echo", "arguments": {"message": "x"}}}))
+        .await;
+    let refused = w.recv().await;
+    assert_eq!(refused["id"], 3, "{refused}");
+    assert_eq!(refused["error"]["code"], -32012, "{refused}");
+    assert_eq!(refused["error"]["data"]["limit"], 2, "{refused}");
+    let mut done = Vec::new();
+    while done.len() < 2 {
+        let r = w.recv().await;
+        assert_eq!(r["result"]["content"][0]["text"], "waited", "{r}");
+        done.push(r["id"].clone());
+    }
+    let (r, _) = w
+        .call(
+            4,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"message": "y"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "y", "{r}");
+}

@@ -3,14 +3,12 @@
 use std::io;
 
 use mcp_jsonrpc::framing::{LineEvent, LineReader};
-use mcp_jsonrpc::message::{Parsed, encode_error, parse};
 use mcp_jsonrpc::{ErrorObject, Message};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::TaskGroup;
-
+use super::connection::Connection;
 use crate::Server;
 use crate::session::{Outbound, Outlet, Session};
 
@@ -52,10 +50,9 @@ impl Server {
     {
         let (tx, rx) = mpsc::channel::<Outbound>(OUTBOUND_QUEUE);
         let writer = tokio::spawn(write_loop(write, rx));
-        let session = self.new_session(None);
-        session.set_push(Some(tx.clone()));
-        let mut lines = LineReader::new(self.options().max_message_bytes);
-        let mut tasks = TaskGroup::new();
+        let connection = Connection::new(self.new_session(None), tx);
+        let limit = self.options().max_message_bytes;
+        let mut lines = LineReader::new(limit);
         let mut read_error = None;
         loop {
             let event = tokio::select! {
@@ -68,21 +65,15 @@ impl Server {
                     if line.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    on_frame(&session, line, &tx, &tasks);
+                    connection.on_frame(line).await;
                 }
                 Ok(LineEvent::Oversized(o)) => {
-                    let limit = self.options().max_message_bytes;
                     tracing::warn!(limit, "a message over the size limit was discarded");
                     if o.is_request {
-                        let mut out = Vec::new();
-                        encode_error(
-                            &mut out,
-                            o.id.as_ref(),
-                            &ErrorObject::invalid_request(format!(
-                                "message too large: the limit is {limit} bytes"
-                            )),
-                        );
-                        let _ = tx.send(Outbound::Message(out)).await;
+                        let error = ErrorObject::invalid_request(format!(
+                            "message too large: the limit is {limit} bytes"
+                        ));
+                        connection.send_error(o.id.as_ref(), &error).await;
                     }
                 }
                 Ok(LineEvent::Eof) => break,
@@ -92,52 +83,14 @@ impl Server {
                 }
             }
         }
-        session.input_closed();
-        tasks.wait().await;
-        session.close();
-        drop(tx);
+        connection.finish().await;
+        drop(connection);
         writer
             .await
             .map_err(|e| io::Error::other(format!("the stdout writer failed: {e}")))??;
         match read_error {
             Some(e) => Err(e),
             None => Ok(()),
-        }
-    }
-}
-
-/// Handles one line: requests run concurrently, each answering when done.
-fn on_frame(session: &std::sync::Arc<Session>, line: &[u8], tx: &Outlet, tasks: &TaskGroup) {
-    match parse(line) {
-        Err(e) => {
-            let mut out = Vec::new();
-            encode_error(&mut out, None, &ErrorObject::parse_error(e));
-            send_now(tx, out);
-        }
-        Ok(Parsed::Single(Err(invalid))) => {
-            let mut out = Vec::new();
-            Message::Response(invalid.to_response()).encode(&mut out);
-            send_now(tx, out);
-        }
-        Ok(Parsed::Single(Ok(Message::Request(request)))) => {
-            let serve = session.begin_request(request, tx.clone());
-            let tx = tx.clone();
-            tasks.spawn(async move {
-                if let Some(out) = serve.await {
-                    let _ = tx.send(Outbound::Message(out)).await;
-                }
-            });
-        }
-        // Notifications and responses are handled in order, at once.
-        Ok(Parsed::Single(Ok(other))) => session.receive(other),
-        Ok(Parsed::Batch(items)) => {
-            let session = session.clone();
-            let tx = tx.clone();
-            tasks.spawn(async move {
-                if let Some(answers) = handle_batch(&session, items, &tx).await {
-                    let _ = tx.send(Outbound::Message(answers)).await;
-                }
-            });
         }
     }
 }
@@ -184,12 +137,6 @@ pub(crate) async fn handle_batch(
     }
     out.push(b']');
     Some(out)
-}
-
-fn send_now(tx: &Outlet, out: Vec<u8>) {
-    if tx.try_send(Outbound::Message(out)).is_err() {
-        tracing::warn!("the output queue is full; an error response was dropped");
-    }
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(

@@ -28,7 +28,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::transport::TaskGroup;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
@@ -38,14 +37,15 @@ use axum::response::Response;
 use axum::routing::any;
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt as _, StreamExt as _};
-use mcp_jsonrpc::message::{Parsed, encode_error, parse};
-use mcp_jsonrpc::{ErrorObject, Message as RpcMessage};
+use mcp_jsonrpc::ErrorObject;
+use mcp_jsonrpc::message::encode_error;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::{HttpOptions, Shared, normalized_path, refuse_foreign, reply};
 use crate::Server;
-use crate::session::{Outbound, Outlet, Session};
+use crate::session::{Outbound, Session};
+use crate::transport::connection::Connection;
 
 /// The WebSocket subprotocol of MCP.
 const SUBPROTOCOL: &str = "mcp";
@@ -53,10 +53,6 @@ const SUBPROTOCOL: &str = "mcp";
 /// Messages queued for the socket's writer before handlers wait (back-pressure on a client
 /// that reads slowly).
 const OUTBOUND_QUEUE: usize = 1024;
-
-/// Requests (and batches) one connection may have in flight; one more is answered `-32012`
-/// at once and the connection goes on.
-const MAX_IN_FLIGHT: usize = 1024;
 
 /// Pongs a client may owe before it is considered gone.
 const MISSED_PONGS: u32 = 2;
@@ -222,8 +218,8 @@ async fn serve(
     let (tx, rx) = mpsc::channel::<Outbound>(OUTBOUND_QUEUE);
     let (control, control_rx) = mpsc::channel::<Control>(4);
     let mut writer = tokio::spawn(write_loop(sink, rx, control_rx));
-    session.set_push(Some(tx.clone()));
-    let mut tasks = TaskGroup::new();
+    let connection = Connection::new(session, tx.clone());
+    let session = connection.session().clone();
     let mut ticker = settings.ping_interval.map(|every| {
         let mut ticker = tokio::time::interval_at(Instant::now() + every, every);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -247,16 +243,14 @@ async fn serve(
             }
         };
         match frame {
-            Some(Ok(Message::Text(text))) => {
-                on_text(&session, text.as_bytes(), &tx, &tasks).await;
-            }
+            Some(Ok(Message::Text(text))) => connection.on_frame(text.as_bytes()).await,
             Some(Ok(Message::Binary(data))) => {
                 let error = ErrorObject::invalid_request(format!(
                     "a binary frame ({} bytes) was ignored: send each JSON-RPC message as one \
                      text frame",
                     data.len()
                 ));
-                send_error(&tx, &error).await;
+                connection.send_error(None, &error).await;
             }
             Some(Ok(Message::Pong(_))) => owed_pongs = 0,
             // The library answers pings, and answers a close frame with its own; the stream
@@ -274,7 +268,7 @@ async fn serve(
             // on it fail, the others answer; then the socket closes.
             session.input_closed();
             let grace = settings.shutdown_grace;
-            let answered = tokio::time::timeout(grace, tasks.wait()).await;
+            let answered = tokio::time::timeout(grace, connection.wait()).await;
             if answered.is_err() {
                 tracing::warn!(
                     "WebSocket requests still in flight {grace:?} after shutdown began \
@@ -320,7 +314,7 @@ async fn serve(
             close(&control, &mut writer, code, &reason).await;
         }
     }
-    // What is left of `tasks` was cancelled by `session.close` and ends on its own.
+    // What is left in flight was cancelled by `session.close` and ends on its own.
 }
 
 /// Completes at the next heartbeat (never without one).
@@ -331,71 +325,6 @@ async fn tick(ticker: &mut Option<Interval>) {
         }
         None => std::future::pending().await,
     }
-}
-
-/// Handles one text frame: requests run concurrently, each answering when done.
-async fn on_text(session: &Arc<Session>, text: &[u8], tx: &Outlet, tasks: &TaskGroup) {
-    let parsed = match parse(text) {
-        Ok(parsed) => parsed,
-        Err(e) => return send_error(tx, &ErrorObject::parse_error(e)).await,
-    };
-    match parsed {
-        Parsed::Single(Err(invalid)) => {
-            let _ = tx
-                .send(Outbound::Message(
-                    RpcMessage::Response(invalid.to_response()).to_vec(),
-                ))
-                .await;
-        }
-        Parsed::Single(Ok(RpcMessage::Request(request))) => {
-            if tasks.len() >= MAX_IN_FLIGHT {
-                let mut out = Vec::new();
-                encode_error(&mut out, Some(&request.id), &too_busy());
-                let _ = tx.send(Outbound::Message(out)).await;
-                return;
-            }
-            let serve = session.begin_request(request, tx.clone());
-            let tx = tx.clone();
-            tasks.spawn(async move {
-                if let Some(out) = serve.await {
-                    let _ = tx.send(Outbound::Message(out)).await;
-                }
-            });
-        }
-        // Notifications and responses are handled in order, at once.
-        Parsed::Single(Ok(other)) => session.receive(other),
-        Parsed::Batch(items) => {
-            if tasks.len() >= MAX_IN_FLIGHT {
-                return send_error(tx, &too_busy()).await;
-            }
-            let session = session.clone();
-            let tx = tx.clone();
-            tasks.spawn(async move {
-                let answers = crate::transport::stdio::handle_batch(&session, items, &tx).await;
-                if let Some(answers) = answers {
-                    let _ = tx.send(Outbound::Message(answers)).await;
-                }
-            });
-        }
-    }
-}
-
-fn too_busy() -> ErrorObject {
-    ErrorObject::new(
-        crate::middleware::codes::OVERLOADED,
-        format!(
-            "too many requests in flight on this WebSocket connection (the limit is \
-             {MAX_IN_FLIGHT}): wait for answers before sending more"
-        ),
-    )
-    .with_data(serde_json::json!({ "limit": MAX_IN_FLIGHT }))
-}
-
-/// Sends an error response with a null id (the message it answers had no readable id).
-async fn send_error(tx: &Outlet, error: &ErrorObject) {
-    let mut out = Vec::new();
-    encode_error(&mut out, None, error);
-    let _ = tx.send(Outbound::Message(out)).await;
 }
 
 /// The end a read error means. The library ends the stream after any error, so the
