@@ -170,10 +170,11 @@ impl Session {
         f(&mut self.negotiated.lock());
     }
 
-    /// Binds the session to `principal`; false when it already belongs to another subject.
+    /// Binds the session to `principal`; false when it already belongs to another identity
+    /// (another subject, or the same subject from another issuer).
     pub(crate) fn bind_principal(&self, principal: Principal) -> bool {
         let bound = self.principal.get_or_init(|| principal.clone());
-        bound.subject == principal.subject
+        bound.same_identity(&principal)
     }
 
     /// The principal the session belongs to.

@@ -161,3 +161,87 @@ async fn jwt_access_tokens_are_checked_against_the_jwks() {
             .contains("invalid_token")
     );
 }
+
+/// A session started with one authenticator's principal is not usable with another
+/// authenticator's principal of the same subject: a JWT whose `sub` is the name a static
+/// token stands for does not take over that token's session (POST, GET stream, DELETE).
+#[tokio::test]
+async fn a_session_belongs_to_its_authenticator_not_just_the_subject() {
+    use mcp_server::auth::{AnyOf, Principal, StaticTokens};
+    let jwks_url = jwks_server(Arc::new(RwLock::new(fixture("jwks1.json")))).await;
+    let server = Server::builder("oauth", "1.0.0")
+        .tool("whoami", "Who is asking", |_: NoArguments, cx| async move {
+            Ok(cx.principal().expect("authenticated").subject.clone())
+        })
+        .build();
+    let mut options = HttpOptions::default();
+    options.auth = Some(Arc::new(AnyOf(vec![
+        Arc::new(StaticTokens::new().token("t1", Principal::new("token:1", ["tools:call"]))),
+        Arc::new(
+            JwtAuthenticator::new(ISSUER, AUDIENCE, jwks_url).refetch_interval(Duration::ZERO),
+        ),
+    ])));
+    let http = start(&server, options).await;
+    let url = http.url();
+    let c = client();
+    let response = post(&c, &url)
+        .bearer_auth("t1")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": LEGACY, "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let sid = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let mut forged = claims();
+    forged["sub"] = json!("token:1");
+    let jwt = token("key1.pem", "k1", forged);
+    let call = |bearer: &str| {
+        in_session(&c, &url, &sid)
+            .bearer_auth(bearer.to_owned())
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "whoami"}}))
+    };
+    let hijack = call(&jwt).send().await.unwrap();
+    assert_eq!(
+        hijack.status(),
+        403,
+        "POST with another authenticator's principal"
+    );
+    let stream = c
+        .get(&url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", LEGACY)
+        .bearer_auth(&jwt)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        stream.status(),
+        403,
+        "GET with another authenticator's principal"
+    );
+    let delete = c
+        .delete(&url)
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", LEGACY)
+        .bearer_auth(&jwt)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        delete.status(),
+        403,
+        "DELETE with another authenticator's principal"
+    );
+    let (status, body, _) = outcome(call("t1").send().await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(text_of(&body), "token:1");
+}

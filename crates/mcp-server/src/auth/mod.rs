@@ -17,25 +17,51 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// Who is asking.
+///
+/// A subject is only unique within the authority that vouches for it: the same `sub` from two
+/// token issuers, or a JWT `sub` equal to a static token's name, are different principals.
+/// Sessions belong to, and rate limits count per, the pair ([`Principal::key`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
-    /// A stable identifier (a token's `sub`, an API key's name).
+    /// Who vouches for the subject: [`StaticTokens::ISSUER`] for static tokens and API keys,
+    /// the `iss` of a JWT access token, whatever a custom [`Authenticator`] sets (empty by
+    /// default).
+    pub issuer: String,
+    /// A stable identifier within the issuer (a token's `sub`, an API key's name).
     pub subject: String,
     /// The scopes granted.
     pub scopes: BTreeSet<String>,
 }
 
 impl Principal {
-    /// A principal with these scopes.
+    /// A principal with these scopes (no issuer: the authenticator that returns it sets one).
     pub fn new<I, S>(subject: impl Into<String>, scopes: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
         Self {
+            issuer: String::new(),
             subject: subject.into(),
             scopes: scopes.into_iter().map(Into::into).collect(),
         }
+    }
+
+    /// With `issuer` as the authority vouching for the subject.
+    pub fn issued_by(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = issuer.into();
+        self
+    }
+
+    /// The identity, issuer and subject, as one key (what sessions are bound to and rate
+    /// limits count by); unambiguous whatever characters either holds.
+    pub fn key(&self) -> String {
+        format!("{}:{}{}", self.issuer.len(), self.issuer, self.subject)
+    }
+
+    /// Whether `other` is the same identity (issuer and subject; scopes may differ).
+    pub fn same_identity(&self, other: &Principal) -> bool {
+        self.issuer == other.issuer && self.subject == other.subject
     }
 
     /// True when every scope of `required` was granted.
@@ -92,9 +118,12 @@ impl StaticTokens {
         Self::default()
     }
 
-    /// Accepts `token` as `principal`.
+    /// The issuer of the principals static tokens stand for.
+    pub const ISSUER: &'static str = "static-token";
+
+    /// Accepts `token` as `principal` (its issuer becomes [`StaticTokens::ISSUER`]).
     pub fn token(mut self, token: impl Into<String>, principal: Principal) -> Self {
-        Arc::make_mut(&mut self.tokens).insert(token.into(), principal);
+        Arc::make_mut(&mut self.tokens).insert(token.into(), principal.issued_by(Self::ISSUER));
         self
     }
 

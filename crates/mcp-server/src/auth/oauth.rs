@@ -181,6 +181,7 @@ impl JwtAuthenticator {
             (None, None) => BTreeSet::new(),
         };
         Ok(Principal {
+            issuer: self.issuer.clone(),
             subject: claims.sub.unwrap_or_default(),
             scopes,
         })

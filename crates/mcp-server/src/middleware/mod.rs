@@ -118,7 +118,7 @@ impl<'a> Request<'a> {
     pub fn client_key(&self) -> String {
         let cx = &self.call.cx;
         if let Some(principal) = cx.principal() {
-            return format!("principal:{}", principal.subject);
+            return format!("principal:{}", principal.key());
         }
         if let Some(id) = cx.session_id() {
             return format!("session:{id}");
