@@ -28,6 +28,15 @@ fn server() -> Server {
         .build()
 }
 
+/// Serves HTTP on 127.0.0.1:`port`, saying so on stderr once it listens.
+async fn serve_http(port: u16) -> std::io::Result<()> {
+    let http = server()
+        .bind_http(("127.0.0.1", port), mcp_server::HttpOptions::default())
+        .await?;
+    eprintln!("MCP server listening on {}", http.url());
+    http.wait().await
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = match peer_args::parse("bench-server", false) {
@@ -36,7 +45,7 @@ async fn main() -> ExitCode {
     };
     let served = match args.transport {
         Transport::Stdio => server().serve_stdio().await,
-        Transport::Http => server().serve_http(("127.0.0.1", args.port)).await,
+        Transport::Http => serve_http(args.port).await,
     };
     match served {
         Ok(()) => ExitCode::SUCCESS,

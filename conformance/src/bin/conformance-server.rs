@@ -25,8 +25,10 @@ async fn main() -> anyhow::Result<()> {
         }
         _ => bail!("usage: conformance-server --port N   (serves http://127.0.0.1:N/mcp)"),
     };
-    mcp_conformance::server::server()
-        .serve_http(("127.0.0.1", port))
+    let http = mcp_conformance::server::server()
+        .bind_http(("127.0.0.1", port), mcp_server::HttpOptions::default())
         .await
-        .context("serving HTTP")
+        .context("binding HTTP")?;
+    eprintln!("MCP server listening on {}", http.url());
+    http.wait().await.context("serving HTTP")
 }

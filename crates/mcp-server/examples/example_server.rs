@@ -131,7 +131,11 @@ async fn main() -> std::io::Result<()> {
             let server = server();
             // SIGINT/SIGTERM: requests in flight finish, then the process exits 0.
             server.shutdown_on_signals()?;
-            server.serve_http(("127.0.0.1", port)).await
+            let http = server
+                .bind_http(("127.0.0.1", port), mcp_server::HttpOptions::default())
+                .await?;
+            eprintln!("MCP server listening on {}", http.url());
+            http.wait().await
         }
         _ => {
             eprintln!("usage: example_server [--http PORT]");

@@ -35,7 +35,7 @@ struct WorkArgs {
 fn server(config: &ServerConfig) -> Server {
     Server::builder("ops-server", env!("CARGO_PKG_VERSION"))
         .title("Operations example")
-        .options(config.server_options())
+        .config(config)
         .tool(
             "echo",
             "Echoes a message back",
@@ -82,15 +82,43 @@ async fn main() -> ExitCode {
         }
     };
     let server = server(&config);
-    if let Err(e) = server.shutdown_on_signals() {
-        eprintln!("ops_server: cannot handle signals: {e}");
-        return ExitCode::FAILURE;
-    }
-    match server.serve_config(&config).await {
-        Ok(()) => ExitCode::SUCCESS,
+    let mut signals = match server.shutdown_on_signals() {
+        Ok(signals) => signals,
+        Err(e) => {
+            eprintln!("ops_server: cannot handle signals: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let http = match server.bind_config(&config).await {
+        Ok(http) => http,
         Err(e) => {
             eprintln!("ops_server: {e}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!("MCP server listening on {}", http.url());
+    let serving = http.wait();
+    tokio::pin!(serving);
+    loop {
+        tokio::select! {
+            // A signal is told before serving ends because of it.
+            biased;
+            signal = signals.next() => {
+                if signal.again {
+                    eprintln!("MCP server: {} received again, exiting now", signal.name);
+                    return ExitCode::from(signal.exit_status);
+                }
+                eprintln!("MCP server: {} received, shutting down", signal.name);
+            }
+            served = &mut serving => {
+                return match served {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("ops_server: {e}");
+                        ExitCode::FAILURE
+                    }
+                };
+            }
         }
     }
 }

@@ -53,6 +53,7 @@ pub use registry::resource::{IntoContents, ResourceDef, ResourceTemplateDef};
 pub use registry::tool::{IntoToolResult, Json, NoArguments, ToolDef, schema_of};
 pub use server::{Server, ServerBuilder};
 pub use shared::ServerOptions;
+pub use signals::{Signal, Signals};
 #[cfg(feature = "http")]
 pub use transport::http::TlsConfig;
 #[cfg(feature = "http")]

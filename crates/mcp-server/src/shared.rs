@@ -33,9 +33,17 @@ pub struct ServerOptions {
     /// Largest message accepted, in bytes (default 16 MiB): longer stdio lines and HTTP
     /// bodies are refused with an error and the connection goes on.
     pub max_message_bytes: usize,
-    /// Requests of one connection (stdio, WebSocket) that run at once (default 1,024); the
-    /// connection reads the next message only when one of them finished.
+    /// Requests (and batches) of one stdio or WebSocket connection that run at once (default
+    /// 1,024); one more is answered `-32012` at once and the connection goes on.
     pub max_in_flight: usize,
+    /// The most messages one JSON-RPC batch (2025-03-26) may hold (default 100); a longer
+    /// batch is answered with one `-32600` error naming the limit.
+    pub max_batch_len: usize,
+    /// Requests of one batch that run at once (default 16); the others wait for a turn.
+    pub batch_concurrency: usize,
+    /// The largest answer to one batch, in bytes (default 16 MiB): answers beyond it are
+    /// replaced by `-32603` errors naming the limit.
+    pub max_batch_response_bytes: usize,
     /// The protocol versions served (default: every version this crate knows).
     pub protocol_versions: Vec<&'static str>,
 }
@@ -50,6 +58,9 @@ impl Default for ServerOptions {
             request_state_ttl: Duration::from_secs(600),
             max_message_bytes: 16 * 1024 * 1024,
             max_in_flight: 1024,
+            max_batch_len: 100,
+            batch_concurrency: 16,
+            max_batch_response_bytes: 16 * 1024 * 1024,
             protocol_versions: mcp_schema::version::SUPPORTED.to_vec(),
         }
     }

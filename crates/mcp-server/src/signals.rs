@@ -12,53 +12,99 @@ impl Server {
     /// [`HttpOptions::shutdown_grace`](crate::HttpOptions::shutdown_grace)), streams end, and
     /// `serve_*` return `Ok`, so `main` returns and the process exits with status 0.
     ///
-    /// A second signal exits the process at once (status 130 for SIGINT, 143 for SIGTERM), for
-    /// the operator who does not want to wait.
+    /// The returned [`Signals`] tells the program about each signal: the first (which has
+    /// begun the shutdown by then), and a second one, for the operator who does not want to
+    /// wait — the program then exits at once with [`Signal::exit_status`] (130 for SIGINT,
+    /// 143 for SIGTERM). The library itself never prints or exits.
     ///
     /// The handlers are installed before this returns, so a signal that arrives right after is
     /// not lost. Call it once, inside a Tokio runtime.
     ///
     /// ```no_run
-    /// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
-    /// server.shutdown_on_signals()?;
-    /// server.serve_http(("127.0.0.1", 8080)).await // returns after SIGTERM
+    /// # async fn run(server: mcp_server::Server) -> std::process::ExitCode {
+    /// let mut signals = server.shutdown_on_signals().expect("signal handlers");
+    /// let serving = server.serve_http(("127.0.0.1", 8080));
+    /// tokio::pin!(serving);
+    /// loop {
+    ///     tokio::select! {
+    ///         biased; // a signal is told before serving ends because of it
+    ///         signal = signals.next() => {
+    ///             if signal.again {
+    ///                 return std::process::ExitCode::from(signal.exit_status);
+    ///             }
+    ///             eprintln!("{} received, shutting down", signal.name);
+    ///         }
+    ///         served = &mut serving => return match served {
+    ///             Ok(()) => std::process::ExitCode::SUCCESS,
+    ///             Err(_) => std::process::ExitCode::FAILURE,
+    ///         },
+    ///     }
+    /// }
     /// # }
     /// ```
     ///
     /// # Errors
     ///
     /// When the signal handlers cannot be installed.
-    pub fn shutdown_on_signals(&self) -> io::Result<()> {
-        let mut signals = Signals::install()?;
+    pub fn shutdown_on_signals(&self) -> io::Result<Signals> {
+        let mut installed = Installed::install()?;
         let server = self.clone();
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(async move {
-            let first = signals.recv().await;
-            eprintln!("MCP server: {} received, shutting down", first.name);
-            tracing::info!(signal = first.name, "shutting down");
+            let mut signal = installed.recv().await;
+            tracing::info!(signal = signal.name, "shutting down");
+            // Told before the shutdown begins, so the program hears of the signal before it
+            // sees serving end.
+            let _ = tx.send(signal);
             server.shutdown();
-            let second = signals.recv().await;
-            eprintln!("MCP server: {} received again, exiting now", second.name);
-            std::process::exit(second.exit_status);
+            loop {
+                signal = installed.recv().await;
+                signal.again = true;
+                tracing::warn!(signal = signal.name, "received again during shutdown");
+                if tx.send(signal).is_err() {
+                    return;
+                }
+            }
         });
-        Ok(())
+        Ok(Signals(rx))
     }
 }
 
-/// A signal that was received.
-struct Received {
-    name: &'static str,
-    /// The status a shell reports for a process killed by it (128 + its number).
-    exit_status: i32,
+/// The signals [`Server::shutdown_on_signals`] handles, as they arrive.
+#[derive(Debug)]
+pub struct Signals(tokio::sync::mpsc::UnboundedReceiver<Signal>);
+
+impl Signals {
+    /// The next signal (never completes when the handlers are gone).
+    pub async fn next(&mut self) -> Signal {
+        match self.0.recv().await {
+            Some(signal) => signal,
+            None => std::future::pending().await,
+        }
+    }
+}
+
+/// A SIGINT or SIGTERM (or Ctrl-C) that was received.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Signal {
+    /// `SIGINT`, `SIGTERM` or `Ctrl-C`.
+    pub name: &'static str,
+    /// The status a shell reports for a process ended by it (128 + its number).
+    pub exit_status: u8,
+    /// A second signal, after the first began the shutdown: the operator does not want to
+    /// wait.
+    pub again: bool,
 }
 
 #[cfg(unix)]
-struct Signals {
+struct Installed {
     interrupt: tokio::signal::unix::Signal,
     terminate: tokio::signal::unix::Signal,
 }
 
 #[cfg(unix)]
-impl Signals {
+impl Installed {
     fn install() -> io::Result<Self> {
         use tokio::signal::unix::{SignalKind, signal};
         Ok(Self {
@@ -67,31 +113,37 @@ impl Signals {
         })
     }
 
-    async fn recv(&mut self) -> Received {
-        tokio::select! {
-            _ = self.interrupt.recv() => Received { name: "SIGINT", exit_status: 130 },
-            _ = self.terminate.recv() => Received { name: "SIGTERM", exit_status: 143 },
+    async fn recv(&mut self) -> Signal {
+        let (name, exit_status) = tokio::select! {
+            _ = self.interrupt.recv() => ("SIGINT", 130),
+            _ = self.terminate.recv() => ("SIGTERM", 143),
+        };
+        Signal {
+            name,
+            exit_status,
+            again: false,
         }
     }
 }
 
 #[cfg(not(unix))]
-struct Signals;
+struct Installed;
 
 #[cfg(not(unix))]
-impl Signals {
+impl Installed {
     fn install() -> io::Result<Self> {
         Ok(Self)
     }
 
-    async fn recv(&mut self) -> Received {
+    async fn recv(&mut self) -> Signal {
         if let Err(e) = tokio::signal::ctrl_c().await {
             tracing::error!("waiting for Ctrl-C failed: {e}");
             std::future::pending::<()>().await;
         }
-        Received {
+        Signal {
             name: "Ctrl-C",
             exit_status: 130,
+            again: false,
         }
     }
 }
@@ -114,10 +166,6 @@ pub(crate) async fn within_grace(
             tracing::warn!(
                 "requests were still in flight {grace:?} after shutdown began \
                  (HttpOptions::shutdown_grace); they are abandoned"
-            );
-            eprintln!(
-                "MCP server: requests still in flight after the shutdown grace period of \
-                 {grace:?} were abandoned"
             );
             Ok(())
         }

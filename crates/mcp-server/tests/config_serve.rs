@@ -259,3 +259,32 @@ async fn the_auth_section_protects_the_endpoint() {
         401
     );
 }
+
+/// Operators switch `/metrics` on from the configuration: `MCP_METRICS=true` (or
+/// `server.metrics = true` in the file) on a real `ops_server`; without it, `404`.
+#[tokio::test]
+async fn metrics_are_switched_on_by_the_configuration() {
+    let client = client();
+    for (vars, status) in [
+        (vec![("MCP_SERVER_PORT", "0"), ("MCP_METRICS", "true")], 200),
+        (vec![("MCP_SERVER_PORT", "0")], 404),
+    ] {
+        let running = ops_support::start(&vars, &[]).await;
+        let base = running.url.trim_end_matches("/mcp").to_owned();
+        initialize(&client, &running.url).await;
+        let response = client.get(format!("{base}/metrics")).send().await.unwrap();
+        assert_eq!(response.status(), status, "{vars:?}");
+        if status == 200 {
+            let text = response.text().await.unwrap();
+            assert!(text.contains("mcp_requests_total"), "{text}");
+            assert!(text.contains("mcp_active_sessions 1"), "{text}");
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mcp.toml");
+    std::fs::write(&file, "[server]\nport = 0\nmetrics = true\n").unwrap();
+    let running = ops_support::start(&[], &[file.to_str().unwrap()]).await;
+    let base = running.url.trim_end_matches("/mcp").to_owned();
+    let response = client.get(format!("{base}/metrics")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+}

@@ -36,6 +36,22 @@ pub const ENV_VARS: &[(&str, &str)] = &[
         "MCP_KEEP_ALIVE",
         "http.keep_alive: SSE keep-alive interval (\"0s\": none)",
     ),
+    (
+        "MCP_HEADER_READ_TIMEOUT",
+        "http.header_read_timeout: how long a ready connection may take to send a request's headers",
+    ),
+    (
+        "MCP_IDLE_TIMEOUT",
+        "http.idle_timeout: how long a connection may go without traffic while no request is handled",
+    ),
+    (
+        "MCP_MAX_CONNECTIONS",
+        "http.max_connections: the most HTTP connections at once",
+    ),
+    (
+        "MCP_METRICS",
+        "server.metrics: GET /metrics (\"true\" or \"false\")",
+    ),
     ("MCP_TLS_CERT", "tls.cert: PEM certificate chain file"),
     ("MCP_TLS_KEY", "tls.key: PEM private key file"),
     (
@@ -55,12 +71,32 @@ pub const ENV_VARS: &[(&str, &str)] = &[
         "sessions.max: the most stateful sessions at once",
     ),
     (
+        "MCP_MAX_SESSIONS_PER_CLIENT",
+        "sessions.max_per_client: the most stateful sessions of one client at once",
+    ),
+    (
         "MCP_MAX_MESSAGE_BYTES",
         "limits.max_message_bytes: the largest message accepted",
     ),
     (
         "MCP_PAGE_SIZE",
         "limits.page_size: entries per page of list results",
+    ),
+    (
+        "MCP_MAX_IN_FLIGHT",
+        "limits.max_in_flight: requests at once on one stdio or WebSocket connection",
+    ),
+    (
+        "MCP_MAX_BATCH_LEN",
+        "limits.max_batch_len: messages in one batch",
+    ),
+    (
+        "MCP_BATCH_CONCURRENCY",
+        "limits.batch_concurrency: requests of one batch running at once",
+    ),
+    (
+        "MCP_MAX_BATCH_RESPONSE_BYTES",
+        "limits.max_batch_response_bytes: the largest answer to one batch",
     ),
     (
         "MCP_AUTH_TOKENS",
@@ -79,6 +115,17 @@ pub const ENV_VARS: &[(&str, &str)] = &[
         "auth.oauth.jwks_url: the issuer's JWKS",
     ),
 ];
+
+/// A duration longer than zero.
+fn positive(v: &str) -> Result<std::time::Duration, String> {
+    value::duration(v).and_then(|d| {
+        if d.is_zero() {
+            Err(invalid(&value::quoted(v), "a duration longer than zero"))
+        } else {
+            Ok(d)
+        }
+    })
+}
 
 /// This process's variable `name`: `None` when unset or empty.
 pub(super) fn read(name: &str) -> Result<Option<String>, ConfigError> {
@@ -148,29 +195,47 @@ where
     if let Some(v) = get("MCP_OPS_ENDPOINTS") {
         config.ops_endpoints = value::env_bool("MCP_OPS_ENDPOINTS", v);
     }
+    if let Some(v) = get("MCP_METRICS") {
+        config.metrics = value::env_bool("MCP_METRICS", v);
+    }
+    if let Some(v) = get("MCP_HEADER_READ_TIMEOUT") {
+        config.header_read_timeout = check("MCP_HEADER_READ_TIMEOUT", positive(v))?;
+    }
+    if let Some(v) = get("MCP_IDLE_TIMEOUT") {
+        config.idle_timeout = check("MCP_IDLE_TIMEOUT", positive(v))?;
+    }
+    if let Some(v) = get("MCP_MAX_CONNECTIONS") {
+        config.max_connections = check("MCP_MAX_CONNECTIONS", value::count(v))?;
+    }
     if let Some(v) = get("MCP_SHUTDOWN_GRACE") {
         config.shutdown_grace = check("MCP_SHUTDOWN_GRACE", value::duration(v))?;
     }
     if let Some(v) = get("MCP_SESSION_IDLE_TIMEOUT") {
-        config.session_idle_timeout = check(
-            "MCP_SESSION_IDLE_TIMEOUT",
-            value::duration(v).and_then(|d| {
-                if d.is_zero() {
-                    Err(invalid(&value::quoted(v), "a duration longer than zero"))
-                } else {
-                    Ok(d)
-                }
-            }),
-        )?;
+        config.session_idle_timeout = check("MCP_SESSION_IDLE_TIMEOUT", positive(v))?;
     }
     if let Some(v) = get("MCP_MAX_SESSIONS") {
         config.max_sessions = check("MCP_MAX_SESSIONS", value::count(v))?;
+    }
+    if let Some(v) = get("MCP_MAX_SESSIONS_PER_CLIENT") {
+        config.max_sessions_per_client = check("MCP_MAX_SESSIONS_PER_CLIENT", value::count(v))?;
     }
     if let Some(v) = get("MCP_MAX_MESSAGE_BYTES") {
         config.max_message_bytes = check("MCP_MAX_MESSAGE_BYTES", value::size(v))?;
     }
     if let Some(v) = get("MCP_PAGE_SIZE") {
         config.page_size = check("MCP_PAGE_SIZE", value::count(v))?;
+    }
+    if let Some(v) = get("MCP_MAX_IN_FLIGHT") {
+        config.max_in_flight = check("MCP_MAX_IN_FLIGHT", value::count(v))?;
+    }
+    if let Some(v) = get("MCP_MAX_BATCH_LEN") {
+        config.max_batch_len = check("MCP_MAX_BATCH_LEN", value::count(v))?;
+    }
+    if let Some(v) = get("MCP_BATCH_CONCURRENCY") {
+        config.batch_concurrency = check("MCP_BATCH_CONCURRENCY", value::count(v))?;
+    }
+    if let Some(v) = get("MCP_MAX_BATCH_RESPONSE_BYTES") {
+        config.max_batch_response_bytes = check("MCP_MAX_BATCH_RESPONSE_BYTES", value::size(v))?;
     }
 
     let cert = get("MCP_TLS_CERT").map(PathBuf::from);

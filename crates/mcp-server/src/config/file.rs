@@ -41,10 +41,20 @@ pub(super) fn parse(text: &str, path: Option<&Path>) -> Result<ServerConfig, Con
     if let Some(v) = s.bool("ops_endpoints")? {
         config.ops_endpoints = v;
     }
+    if let Some(v) = s.bool("metrics")? {
+        config.metrics = v;
+    }
     if let Some(v) = s.get("shutdown_grace") {
         config.shutdown_grace = s.check("shutdown_grace", duration(&v))?;
     }
-    s.finish(&["host", "port", "path", "ops_endpoints", "shutdown_grace"])?;
+    s.finish(&[
+        "host",
+        "port",
+        "path",
+        "ops_endpoints",
+        "metrics",
+        "shutdown_grace",
+    ])?;
 
     let mut s = Section::take(&mut root, "http", origin)?;
     if let Some(v) = s.bool("cors")? {
@@ -60,7 +70,24 @@ pub(super) fn parse(text: &str, path: Option<&Path>) -> Result<ServerConfig, Con
         let every = s.check("keep_alive", duration(&v))?;
         config.keep_alive = (!every.is_zero()).then_some(every);
     }
-    s.finish(&["cors", "allowed_hosts", "allowed_origins", "keep_alive"])?;
+    if let Some(v) = s.get("header_read_timeout") {
+        config.header_read_timeout = s.check("header_read_timeout", positive(duration(&v)))?;
+    }
+    if let Some(v) = s.get("idle_timeout") {
+        config.idle_timeout = s.check("idle_timeout", positive(duration(&v)))?;
+    }
+    if let Some(v) = s.get("max_connections") {
+        config.max_connections = s.check("max_connections", count(&v))?;
+    }
+    s.finish(&[
+        "cors",
+        "allowed_hosts",
+        "allowed_origins",
+        "keep_alive",
+        "header_read_timeout",
+        "idle_timeout",
+        "max_connections",
+    ])?;
 
     let mut s = Section::take(&mut root, "tls", origin)?;
     let cert = s.string("cert", "the path of a PEM certificate file")?;
@@ -90,7 +117,10 @@ pub(super) fn parse(text: &str, path: Option<&Path>) -> Result<ServerConfig, Con
     if let Some(v) = s.get("max") {
         config.max_sessions = s.check("max", count(&v))?;
     }
-    s.finish(&["idle_timeout", "sweep_interval", "max"])?;
+    if let Some(v) = s.get("max_per_client") {
+        config.max_sessions_per_client = s.check("max_per_client", count(&v))?;
+    }
+    s.finish(&["idle_timeout", "sweep_interval", "max", "max_per_client"])?;
 
     let mut s = Section::take(&mut root, "limits", origin)?;
     if let Some(v) = s.get("max_message_bytes") {
@@ -99,7 +129,26 @@ pub(super) fn parse(text: &str, path: Option<&Path>) -> Result<ServerConfig, Con
     if let Some(v) = s.get("page_size") {
         config.page_size = s.check("page_size", count(&v))?;
     }
-    s.finish(&["max_message_bytes", "page_size"])?;
+    if let Some(v) = s.get("max_in_flight") {
+        config.max_in_flight = s.check("max_in_flight", count(&v))?;
+    }
+    if let Some(v) = s.get("max_batch_len") {
+        config.max_batch_len = s.check("max_batch_len", count(&v))?;
+    }
+    if let Some(v) = s.get("batch_concurrency") {
+        config.batch_concurrency = s.check("batch_concurrency", count(&v))?;
+    }
+    if let Some(v) = s.get("max_batch_response_bytes") {
+        config.max_batch_response_bytes = s.check("max_batch_response_bytes", size(&v))?;
+    }
+    s.finish(&[
+        "max_message_bytes",
+        "page_size",
+        "max_in_flight",
+        "max_batch_len",
+        "batch_concurrency",
+        "max_batch_response_bytes",
+    ])?;
 
     config.auth = auth(&mut root, origin)?;
 

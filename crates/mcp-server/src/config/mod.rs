@@ -49,6 +49,7 @@ pub use env::ENV_VARS;
 /// port = 8080               # 0 picks a free port
 /// path = "/mcp"
 /// ops_endpoints = true      # GET /health, /info, /tools
+/// metrics = false           # GET /metrics (Prometheus text)
 /// shutdown_grace = "30s"    # how long requests in flight may take after SIGTERM
 ///
 /// [http]
@@ -56,6 +57,9 @@ pub use env::ENV_VARS;
 /// allowed_hosts = ["localhost", "127.0.0.1", "[::1]"]            # replaces the default
 /// allowed_origins = ["http://localhost", "https://localhost"]     # replaces the default
 /// keep_alive = "15s"        # SSE comment on idle streams; "0s" sends none
+/// header_read_timeout = "10s"   # a request's headers, once the connection is ready for one
+/// idle_timeout = "60s"      # a connection with no traffic and no request being handled
+/// max_connections = 10000   # at the cap, new clients wait until one closes
 ///
 /// [tls]                     # HTTPS (feature `tls`); relative paths are relative to this file
 /// cert = "cert.pem"
@@ -65,10 +69,15 @@ pub use env::ENV_VARS;
 /// idle_timeout = "30m"
 /// sweep_interval = "60s"
 /// max = 100000
+/// max_per_client = 100      # per principal, or per peer address without authentication
 ///
 /// [limits]
 /// max_message_bytes = "16MiB"   # request bodies and stdio lines
 /// page_size = 100
+/// max_in_flight = 1024      # requests at once on one stdio or WebSocket connection
+/// max_batch_len = 100       # messages in one 2025-03-26 batch
+/// batch_concurrency = 16    # requests of one batch running at once
+/// max_batch_response_bytes = "16MiB"
 ///
 /// [auth]                    # read, not enforced here: for the authentication middleware
 /// tokens = ["…"]
@@ -87,8 +96,11 @@ pub use env::ENV_VARS;
 /// `MCP_SERVER_PORT`, `MCP_SERVER_PATH`, `MCP_ENABLE_CORS` (on when it is `true` in any
 /// case, as in seed 004), `MCP_ALLOWED_HOSTS` and `MCP_ALLOWED_ORIGINS` (comma-separated),
 /// `MCP_TLS_CERT`, `MCP_TLS_KEY`, `MCP_OPS_ENDPOINTS`, `MCP_SHUTDOWN_GRACE`,
-/// `MCP_SESSION_IDLE_TIMEOUT`, `MCP_MAX_SESSIONS`, `MCP_MAX_MESSAGE_BYTES`, `MCP_PAGE_SIZE`,
-/// `MCP_KEEP_ALIVE`, `MCP_AUTH_TOKENS` (comma-separated), `MCP_OAUTH_ISSUER`,
+/// `MCP_SESSION_IDLE_TIMEOUT`, `MCP_MAX_SESSIONS`, `MCP_MAX_SESSIONS_PER_CLIENT`,
+/// `MCP_MAX_MESSAGE_BYTES`, `MCP_PAGE_SIZE`, `MCP_MAX_IN_FLIGHT`, `MCP_MAX_BATCH_LEN`,
+/// `MCP_BATCH_CONCURRENCY`, `MCP_MAX_BATCH_RESPONSE_BYTES`, `MCP_KEEP_ALIVE`,
+/// `MCP_HEADER_READ_TIMEOUT`, `MCP_IDLE_TIMEOUT`, `MCP_MAX_CONNECTIONS`, `MCP_METRICS`,
+/// `MCP_AUTH_TOKENS` (comma-separated), `MCP_OAUTH_ISSUER`,
 /// `MCP_OAUTH_AUDIENCE`, `MCP_OAUTH_JWKS_URL`; and `MCP_CONFIG`, the file
 /// [`ServerConfig::from_env`] reads first. An empty variable counts as unset.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,6 +115,10 @@ pub struct ServerConfig {
     pub path: String,
     /// `GET /health`, `/info` and `/tools` on the same port (default on).
     pub ops_endpoints: bool,
+    /// Request metrics, served at `GET /metrics` (default off; `server.metrics`,
+    /// `MCP_METRICS`). Build the server with [`ServerBuilder::config`](crate::ServerBuilder::config)
+    /// for it to take effect.
+    pub metrics: bool,
     /// How long requests in flight may still run once shutdown began (default 30 s).
     pub shutdown_grace: Duration,
     /// CORS headers for browser clients (default off).
@@ -113,16 +129,33 @@ pub struct ServerConfig {
     pub allowed_origins: Option<Vec<String>>,
     /// Interval of SSE keep-alive comments (default 15 s; `None` sends none).
     pub keep_alive: Option<Duration>,
+    /// How long a ready connection may take to send a request's headers (default 10 s).
+    pub header_read_timeout: Duration,
+    /// How long a connection may go without traffic while no request is handled (default
+    /// 60 s).
+    pub idle_timeout: Duration,
+    /// The most HTTP connections at once (default 10,000).
+    pub max_connections: usize,
     /// How long a stateful session may stay unused (default 30 minutes).
     pub session_idle_timeout: Duration,
     /// How often idle sessions are looked for (default 60 s).
     pub session_sweep_interval: Duration,
     /// The most stateful sessions at once (default 100,000).
     pub max_sessions: usize,
+    /// The most stateful sessions of one client at once (default 100).
+    pub max_sessions_per_client: usize,
     /// The largest message accepted, in bytes (default 16 MiB).
     pub max_message_bytes: usize,
     /// Entries per page of the list methods (default 100).
     pub page_size: usize,
+    /// Requests at once on one stdio or WebSocket connection (default 1,024).
+    pub max_in_flight: usize,
+    /// Messages in one batch (default 100).
+    pub max_batch_len: usize,
+    /// Requests of one batch running at once (default 16).
+    pub batch_concurrency: usize,
+    /// The largest answer to one batch (default 16 MiB).
+    pub max_batch_response_bytes: usize,
     /// HTTPS certificate and key (default none: plain HTTP).
     pub tls: Option<TlsConfig>,
     /// Authentication settings, read for the authentication middleware.
@@ -138,16 +171,25 @@ impl Default for ServerConfig {
             port: 8080,
             path: http.path,
             ops_endpoints: http.ops_endpoints,
+            metrics: false,
             shutdown_grace: http.shutdown_grace,
             cors: http.cors,
             allowed_hosts: None,
             allowed_origins: None,
             keep_alive: http.keep_alive,
+            header_read_timeout: http.header_read_timeout,
+            idle_timeout: http.idle_timeout,
+            max_connections: http.max_connections,
             session_idle_timeout: http.session_idle_timeout,
             session_sweep_interval: http.session_sweep_interval,
             max_sessions: http.max_sessions,
+            max_sessions_per_client: http.max_sessions_per_client,
             max_message_bytes: server.max_message_bytes,
             page_size: server.page_size,
+            max_in_flight: server.max_in_flight,
+            max_batch_len: server.max_batch_len,
+            batch_concurrency: server.batch_concurrency,
+            max_batch_response_bytes: server.max_batch_response_bytes,
             tls: None,
             auth: AuthConfig::default(),
         }
@@ -297,12 +339,16 @@ impl ServerConfig {
         Ok(self)
     }
 
-    /// [`ServerOptions::default`] with this configuration's page size and message limit: build
-    /// the server with it (`Server::builder(..).options(config.server_options())`).
+    /// [`ServerOptions::default`] with this configuration's limits
+    /// ([`ServerBuilder::config`](crate::ServerBuilder::config) applies them, and metrics).
     pub fn server_options(&self) -> ServerOptions {
         ServerOptions {
             page_size: self.page_size,
             max_message_bytes: self.max_message_bytes,
+            max_in_flight: self.max_in_flight,
+            max_batch_len: self.max_batch_len,
+            batch_concurrency: self.batch_concurrency,
+            max_batch_response_bytes: self.max_batch_response_bytes,
             ..ServerOptions::default()
         }
     }
@@ -324,9 +370,13 @@ impl ServerConfig {
                 .clone()
                 .unwrap_or(defaults.allowed_origins.clone()),
             keep_alive: self.keep_alive,
+            header_read_timeout: self.header_read_timeout,
+            idle_timeout: self.idle_timeout,
+            max_connections: self.max_connections,
             session_idle_timeout: self.session_idle_timeout,
             session_sweep_interval: self.session_sweep_interval,
             max_sessions: self.max_sessions,
+            max_sessions_per_client: self.max_sessions_per_client,
             tls: self.tls.clone(),
             auth: self.authenticator(),
             resource_metadata: self.resource_metadata(),

@@ -20,15 +20,18 @@ impl Server {
         let options = self.options();
         if options.page_size != config.page_size
             || options.max_message_bytes != config.max_message_bytes
+            || config.metrics != self.metrics().is_some()
         {
             tracing::warn!(
-                "the server was built with page_size {} and max_message_bytes {}, the \
-                 configuration says {} and {}: build it with \
-                 ServerBuilder::options(config.server_options())",
+                "the server was built with page_size {}, max_message_bytes {} and metrics {}, \
+                 the configuration says {}, {} and {}: build it with \
+                 ServerBuilder::config(&config)",
                 options.page_size,
                 options.max_message_bytes,
+                self.metrics().is_some(),
                 config.page_size,
-                config.max_message_bytes
+                config.max_message_bytes,
+                config.metrics
             );
         }
         if matches!(config.host.as_str(), "0.0.0.0" | "::") && config.allowed_hosts.is_none() {
@@ -50,8 +53,8 @@ impl Server {
     }
 
     /// Serves as `config` says until [`Server::shutdown`] (which
-    /// [`Server::shutdown_on_signals`] calls on SIGINT/SIGTERM): prints `MCP server listening
-    /// on URL` to stderr, and returns once requests in flight finished or
+    /// [`Server::shutdown_on_signals`] calls on SIGINT/SIGTERM): logs the URL (`tracing`, info
+    /// level), and returns once requests in flight finished or
     /// [`ServerConfig::shutdown_grace`] passed.
     ///
     /// ```no_run
@@ -67,7 +70,7 @@ impl Server {
     /// As [`Server::bind_config`].
     pub async fn serve_config(&self, config: &ServerConfig) -> io::Result<()> {
         let http = self.bind_config(config).await?;
-        eprintln!("MCP server listening on {}", http.url());
+        tracing::info!(url = %http.url(), "MCP server listening");
         http.wait().await
     }
 }

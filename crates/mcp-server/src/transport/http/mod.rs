@@ -23,6 +23,7 @@ mod headers;
 mod options;
 mod post;
 mod reply;
+mod serve;
 mod sessions;
 mod store;
 mod stream;
@@ -57,6 +58,8 @@ struct Shared {
     guard: Guard,
     sessions: HttpSessions,
     keep_alive: Option<Duration>,
+    /// How long a request body may stop arriving before the request is refused `408`.
+    idle_timeout: Duration,
     /// The server serves at least one legacy (stateful) version.
     stateful: bool,
     cors: bool,
@@ -98,8 +101,9 @@ pub(super) fn current_principal() -> Option<crate::auth::Principal> {
 
 impl Server {
     /// Serves streamable HTTP at `http://ADDR/mcp` with [`HttpOptions::default`] until
-    /// [`Server::shutdown`]: prints `MCP server listening on http://ADDR/mcp` to stderr, then
-    /// stops accepting connections at shutdown, lets requests in flight finish, and returns.
+    /// [`Server::shutdown`]: logs the URL (`tracing`, info level), then stops accepting
+    /// connections at shutdown, lets requests in flight finish, and returns. (A program that
+    /// prints its URL binds with [`Server::bind_http`] and prints [`HttpServer::url`].)
     ///
     /// ```no_run
     /// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
@@ -108,7 +112,7 @@ impl Server {
     /// ```
     pub async fn serve_http(&self, addr: impl ToSocketAddrs) -> io::Result<()> {
         let http = self.bind_http(addr, HttpOptions::default()).await?;
-        eprintln!("MCP server listening on {}", http.url());
+        tracing::info!(url = %http.url(), "MCP server listening");
         http.wait().await
     }
 
@@ -142,6 +146,11 @@ impl Server {
         let local_addr = listener.local_addr()?;
         let scheme = listener.scheme();
         let grace = options.shutdown_grace;
+        let limits = serve::ConnectionLimits {
+            header_read_timeout: options.header_read_timeout,
+            idle_timeout: options.idle_timeout,
+            max_connections: options.max_connections,
+        };
         let path = normalized_path(&options.path);
         let upgraded = Arc::new(tokio::sync::watch::channel(0).0);
         let (router, sessions) = build_with(self, options, Some(local_addr), upgraded.clone());
@@ -151,17 +160,18 @@ impl Server {
             // The listener sets TCP_NODELAY on every socket it accepts (and does TLS).
             let signal_sessions = closing.clone();
             let graceful = server.clone();
-            let serving = axum::serve(listener, router).with_graceful_shutdown(async move {
+            let serving = serve::serve(listener, router, limits, async move {
                 server.shutting_down().await;
                 // Requests waiting on a client fail; the others run to completion.
                 signal_sessions.input_closed_all();
             });
-            // Then the WebSocket connections, which axum no longer tracks, finish too.
+            // Then the WebSocket connections, which leave the HTTP connections when they
+            // upgrade, finish too.
             let serving = async move {
-                let served = serving.await;
+                serving.await;
                 let mut open = upgraded.subscribe();
                 let _ = open.wait_for(|n| *n == 0).await;
-                served
+                Ok(())
             };
             let served = crate::signals::within_grace(&graceful, grace, serving).await;
             closing.close_all();
@@ -237,6 +247,7 @@ fn build_with(
         guard,
         sessions: sessions.clone(),
         keep_alive: options.keep_alive,
+        idle_timeout: options.idle_timeout,
         stateful,
         cors: options.cors,
         auth: options.auth.clone(),

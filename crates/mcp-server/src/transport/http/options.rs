@@ -43,6 +43,11 @@ pub struct HttpOptions {
     /// The most stateful sessions alive at once (default 100,000); `initialize` beyond it gets
     /// `503 Service Unavailable`.
     pub max_sessions: usize,
+    /// The most stateful sessions one client may have at once (default 100): one client is
+    /// the authenticated principal, or without authentication the peer's IP address. Its
+    /// `initialize` beyond it gets `429 Too Many Requests`, so that one client cannot take
+    /// every session of the server.
+    pub max_sessions_per_client: usize,
     /// Where the events of SSE streams are kept so that a client that lost its connection can
     /// resume with `Last-Event-ID` (default: a bounded [`MemoryEventStore`]).
     pub event_store: Arc<dyn EventStore>,
@@ -81,6 +86,25 @@ pub struct HttpOptions {
     /// two pings in a row without a pong is closed with code 1011. `None` (or zero) sends no
     /// pings.
     pub websocket_ping_interval: Option<Duration>,
+    /// How long a connection has, once it is ready for a request (just accepted, or after its
+    /// previous response), to send the request's complete headers (default 10 s); then it is
+    /// closed. This ends slowloris clients that trickle header bytes, and it is also how long
+    /// an unused keep-alive connection stays open.
+    /// ([`Server::bind_http`](crate::Server::bind_http) only; with
+    /// [`Server::http_router`](crate::Server::http_router) the application serves the
+    /// connections.)
+    pub header_read_timeout: Duration,
+    /// A connection that neither sends nor receives a byte for this long while none of its
+    /// requests is being handled is closed (default 60 s): a client that stopped reading its
+    /// response. A request body that stops arriving for this long is answered
+    /// `408 Request Timeout`. Keep it above [`keep_alive`](Self::keep_alive), which keeps
+    /// quiet SSE streams busy. (`bind_http` only, except the body rule.)
+    pub idle_timeout: Duration,
+    /// The most HTTP connections open at once (default 10,000; keep it below the process's
+    /// open-file limit, `ulimit -n`). At the cap the listener stops accepting until one
+    /// closes: new clients wait in the kernel's backlog. Connections upgraded to WebSocket are
+    /// not counted. (`bind_http` only.)
+    pub max_connections: usize,
 }
 
 impl Default for HttpOptions {
@@ -96,6 +120,7 @@ impl Default for HttpOptions {
             session_idle_timeout: Duration::from_secs(30 * 60),
             session_sweep_interval: Duration::from_secs(60),
             max_sessions: 100_000,
+            max_sessions_per_client: 100,
             event_store: Arc::new(MemoryEventStore::default()),
             keep_alive: Some(Duration::from_secs(15)),
             ops_endpoints: true,
@@ -106,6 +131,9 @@ impl Default for HttpOptions {
             websocket_path: Some("/ws".to_owned()),
             websocket_max_message_bytes: None,
             websocket_ping_interval: Some(Duration::from_secs(30)),
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 10_000,
         }
     }
 }
@@ -120,11 +148,15 @@ impl std::fmt::Debug for HttpOptions {
             .field("session_idle_timeout", &self.session_idle_timeout)
             .field("session_sweep_interval", &self.session_sweep_interval)
             .field("max_sessions", &self.max_sessions)
+            .field("max_sessions_per_client", &self.max_sessions_per_client)
             .field("keep_alive", &self.keep_alive)
             .field("ops_endpoints", &self.ops_endpoints)
             .field("tls", &self.tls)
             .field("shutdown_grace", &self.shutdown_grace)
             .field("websocket_path", &self.websocket_path)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_connections", &self.max_connections)
             .field(
                 "websocket_max_message_bytes",
                 &self.websocket_max_message_bytes,

@@ -8,6 +8,7 @@
 //! everything else belongs to the session its `Mcp-Session-Id` names.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts};
@@ -45,7 +46,7 @@ pub(super) async fn handle(shared: &Arc<Shared>, parts: Parts, body: Body) -> Re
         );
     }
     let limit = shared.server.options().max_message_bytes;
-    let bytes = match read_body(headers, body, limit).await {
+    let bytes = match read_body(headers, body, limit, shared.idle_timeout).await {
         Ok(b) => b,
         Err(BodyError::TooLarge) => {
             return invalid(
@@ -53,6 +54,16 @@ pub(super) async fn handle(shared: &Arc<Shared>, parts: Parts, body: Body) -> Re
                 None,
                 format!(
                     "message too large: the limit is {limit} bytes (ServerOptions::max_message_bytes)"
+                ),
+            );
+        }
+        Err(BodyError::Stalled(idle)) => {
+            return invalid(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                format!(
+                    "the request body stopped arriving: nothing came for {} s (HttpOptions::idle_timeout)",
+                    idle.as_secs_f64()
                 ),
             );
         }
@@ -113,10 +124,17 @@ pub(super) fn accepts(headers: &HeaderMap, types: &[&str]) -> bool {
 
 enum BodyError {
     TooLarge,
+    /// Nothing arrived for this long.
+    Stalled(Duration),
     Read(axum::Error),
 }
 
-async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Vec<u8>, BodyError> {
+async fn read_body(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+    idle: Duration,
+) -> Result<Vec<u8>, BodyError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -126,7 +144,13 @@ async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Vec<
     }
     let mut out = Vec::with_capacity(declared.map_or(0, |n| n as usize));
     let mut chunks = body.into_data_stream();
-    while let Some(chunk) = chunks.next().await {
+    loop {
+        let next = tokio::time::timeout(idle, chunks.next())
+            .await
+            .map_err(|_| BodyError::Stalled(idle))?;
+        let Some(chunk) = next else {
+            break;
+        };
         let chunk = chunk.map_err(BodyError::Read)?;
         if out.len() + chunk.len() > limit {
             return Err(BodyError::TooLarge);
