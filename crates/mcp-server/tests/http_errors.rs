@@ -636,3 +636,42 @@ async fn batches_in_a_2025_03_26_session() {
         .unwrap();
     assert_eq!(response.status(), 202);
 }
+
+/// Over HTTP, a batch longer than the limit is one error (not thousands of answers), and the
+/// session goes on.
+#[tokio::test]
+async fn an_over_long_batch_is_refused_with_one_error() {
+    // The defaults: at most 100 messages per batch.
+    let server = Server::builder("batch", "1.0.0").build();
+    let http = start(&server, HttpOptions::default()).await;
+    let url = http.url();
+    let c = client();
+    let sid = initialize_with(&c, &url, "2025-03-26", json!({})).await;
+    let batch: Vec<Value> = (0..3000)
+        .map(|id| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+        .collect();
+    let response = post(&c, &url)
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-03-26")
+        .json(&batch)
+        .send()
+        .await
+        .unwrap();
+    let body: Value = response.json().await.unwrap();
+    assert!(
+        body.is_object(),
+        "one error object, not {} answers",
+        body.as_array().map_or(0, Vec::len)
+    );
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    assert_eq!(body["error"]["data"]["limit"], 100, "{body}");
+    let response = post(&c, &url)
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-03-26")
+        .json(&json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]))
+        .send()
+        .await
+        .unwrap();
+    let answers: Vec<Value> = response.json().await.unwrap();
+    assert_eq!(answers[0]["result"], json!({}));
+}

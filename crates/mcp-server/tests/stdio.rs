@@ -715,3 +715,114 @@ async fn requests_beyond_the_in_flight_limit_are_refused_and_the_connection_goes
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "y", "{r}");
 }
+
+/// A server whose batches are limited: 3 messages, 2 requests running at once, 300 bytes of
+/// answers; `gauge` records how many calls ran at once.
+/// Calls running now, and the most that ran at once.
+type Gauge = std::sync::Arc<(
+    std::sync::atomic::AtomicUsize,
+    std::sync::atomic::AtomicUsize,
+)>;
+
+fn limited_batches(running: Gauge) -> Server {
+    use std::sync::atomic::Ordering;
+    let mut options = ServerOptions::default();
+    options.max_batch_len = 3;
+    options.batch_concurrency = 2;
+    options.max_batch_response_bytes = 300;
+    Server::builder("stdio-test", "1.0.0")
+        .options(options)
+        .tool("echo", "Echoes", |a: Echo, _| async move { Ok(a.message) })
+        .tool(
+            "gauge",
+            "Counts concurrent calls",
+            move |_: NoArguments, _| {
+                let running = running.clone();
+                async move {
+                    let now = running.0.fetch_add(1, Ordering::SeqCst) + 1;
+                    running.1.fetch_max(now, Ordering::SeqCst);
+                    // Work that takes a while, so calls overlap when they may.
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                    running.0.fetch_sub(1, Ordering::SeqCst);
+                    Ok("measured")
+                }
+            },
+        )
+        .build()
+}
+
+#[tokio::test]
+async fn batches_are_held_to_their_limits_and_the_connection_goes_on() {
+    use std::sync::atomic::Ordering;
+    let running = Gauge::default();
+    let server = limited_batches(running.clone());
+    let mut w = Wire::start(&server);
+    w.initialize("2025-03-26", json!({})).await;
+    let call = |id: i64, name: &str, message: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": name, "arguments": {"message": message}}})
+    };
+
+    // Longer than 3: one error object, not an array.
+    w.send(json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
+    ]))
+    .await;
+    let r = w.recv().await;
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert_eq!(r["error"]["data"]["limit"], 3, "{r}");
+
+    // Three slow calls: never more than two at once, all answered.
+    w.send(json!([
+        call(5, "gauge", ""),
+        call(6, "gauge", ""),
+        call(7, "gauge", "")
+    ]))
+    .await;
+    let r = w.recv().await;
+    let answers = r.as_array().expect("an array");
+    assert_eq!(answers.len(), 3, "{r}");
+    assert!(
+        answers
+            .iter()
+            .all(|a| a["result"]["content"][0]["text"] == "measured"),
+        "{r}"
+    );
+    assert_eq!(
+        running.1.load(Ordering::SeqCst),
+        2,
+        "at most 2 at once, and 2 did overlap"
+    );
+
+    // Answers past 300 bytes become errors naming the limit; every request is answered.
+    let long = "x".repeat(200);
+    w.send(json!([
+        call(8, "echo", &long),
+        call(9, "echo", &long),
+        call(10, "echo", &long)
+    ]))
+    .await;
+    let r = w.recv().await;
+    let answers = r.as_array().expect("an array");
+    assert_eq!(answers.len(), 3, "{r}");
+    assert_eq!(answers[0]["result"]["content"][0]["text"], long.as_str());
+    for refused in &answers[1..] {
+        assert_eq!(refused["error"]["code"], -32603, "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains("max_batch_response_bytes"), "{message}");
+    }
+    assert_eq!(answers[2]["id"], 10);
+
+    // The connection goes on.
+    let (r, _) = w
+        .call(
+            11,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"message": "after"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "after", "{r}");
+}

@@ -16,8 +16,8 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use mcp_jsonrpc::ErrorObject;
 use mcp_jsonrpc::message::{Request, encode_error, encode_result};
-use mcp_jsonrpc::{ErrorObject, Message};
 use mcp_schema::meta::keys;
 use mcp_schema::methods::method_info;
 use mcp_schema::{ClientRequest, Era, ServerResult};
@@ -44,22 +44,6 @@ mod tools;
 pub(crate) use envelope::is_stateless;
 
 impl Session {
-    /// Handles one message. A request yields its encoded response (`None` when it was
-    /// cancelled); notifications and responses yield nothing.
-    pub(crate) async fn handle(
-        self: &Arc<Self>,
-        message: Message,
-        related: &Outlet,
-    ) -> Option<Vec<u8>> {
-        match message {
-            Message::Request(request) => self.begin_request(request, related.clone()).await,
-            other => {
-                self.receive(other);
-                None
-            }
-        }
-    }
-
     /// Registers a request at once (so a cancellation that follows it finds it) and returns
     /// the future that serves it (inline: see [`run::HandlerRun`]).
     pub(crate) fn begin_request(

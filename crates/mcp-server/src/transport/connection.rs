@@ -13,7 +13,7 @@ use mcp_jsonrpc::message::{Parsed, encode_error, parse};
 use mcp_jsonrpc::{ErrorObject, Message};
 use tokio_util::task::TaskTracker;
 
-use super::stdio::handle_batch;
+use super::batch::handle_batch;
 use crate::middleware::codes;
 use crate::session::{Outbound, Outlet, Session};
 

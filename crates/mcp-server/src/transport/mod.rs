@@ -1,5 +1,6 @@
 //! Transports: they turn bytes into messages for a session and its answers back into bytes.
 
+mod batch;
 mod connection;
 #[cfg(feature = "http")]
 pub(crate) mod http;

@@ -2,15 +2,14 @@
 
 use std::io;
 
+use mcp_jsonrpc::ErrorObject;
 use mcp_jsonrpc::framing::{LineEvent, LineReader};
-use mcp_jsonrpc::{ErrorObject, Message};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
 
 use super::connection::Connection;
 use crate::Server;
-use crate::session::{Outbound, Outlet, Session};
+use crate::session::Outbound;
 
 #[cfg(unix)]
 mod fd;
@@ -93,50 +92,6 @@ impl Server {
             None => Ok(()),
         }
     }
-}
-
-/// Serves a JSON-RPC batch (2025-03-26): every request concurrently; the answers as one
-/// encoded array, in the order of the batch (`None` when nothing is answered: only
-/// notifications and responses).
-pub(crate) async fn handle_batch(
-    session: &std::sync::Arc<Session>,
-    items: Vec<Result<Message, mcp_jsonrpc::message::InvalidMessage>>,
-    related: &Outlet,
-) -> Option<Vec<u8>> {
-    let mut set = JoinSet::new();
-    let mut answers = Vec::new();
-    for (i, item) in items.into_iter().enumerate() {
-        match item {
-            Ok(message) => {
-                let session = session.clone();
-                let related = related.clone();
-                set.spawn(async move { (i, session.handle(message, &related).await) });
-            }
-            Err(invalid) => {
-                let mut out = Vec::new();
-                Message::Response(invalid.to_response()).encode(&mut out);
-                answers.push((i, out));
-            }
-        }
-    }
-    while let Some(done) = set.join_next().await {
-        if let Ok((i, Some(out))) = done {
-            answers.push((i, out));
-        }
-    }
-    if answers.is_empty() {
-        return None;
-    }
-    answers.sort_by_key(|(i, _)| *i);
-    let mut out = vec![b'['];
-    for (n, (_, answer)) in answers.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(answer);
-    }
-    out.push(b']');
-    Some(out)
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(

@@ -473,7 +473,7 @@ async fn batch(
         return reply::empty(StatusCode::ACCEPTED);
     }
     let response: BoxFuture<Option<Vec<u8>>> = Box::pin(async move {
-        let answers = crate::transport::stdio::handle_batch(&session, items, &tx).await;
+        let answers = crate::transport::batch::handle_batch(&session, items, &tx).await;
         drop(tx);
         answers
     });
