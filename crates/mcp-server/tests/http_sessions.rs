@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use http_support::*;
 use mcp_server::{HttpOptions, Server};
-use serde_json::json;
+use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -68,7 +68,10 @@ async fn ten_thousand_idle_sessions_expire() {
     const SESSIONS: usize = 10_000;
     const WORKERS: usize = 50;
     let server = server();
-    let http = start(&server, quick_expiry(Duration::from_millis(500))).await;
+    let mut options = quick_expiry(Duration::from_millis(500));
+    // One client opens them all.
+    options.max_sessions_per_client = SESSIONS;
+    let http = start(&server, options).await;
     let url = http.url();
     let ids = Arc::new(Mutex::new(HashSet::new()));
     let mut workers = tokio::task::JoinSet::new();
@@ -195,4 +198,77 @@ async fn shutdown_ends_streams_and_serving() {
         post(&c, &url).json(&json!({})).send().await.is_err(),
         "the listener is closed"
     );
+}
+
+/// `initialize` with its headers, from `client`, optionally with a bearer token; the status.
+async fn try_initialize(client: &reqwest::Client, url: &str, token: Option<&str>) -> (u16, Value) {
+    let mut request = post(client, url).json(&json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": { "protocolVersion": LEGACY, "capabilities": {},
+                    "clientInfo": { "name": "quota", "version": "1" } },
+    }));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// One client cannot take every session: past its quota it gets 429 saying so, while another
+/// client (another source address; without authentication a client is its address) still
+/// gets sessions.
+#[tokio::test]
+async fn one_client_cannot_take_every_session() {
+    let server = Server::builder("quota", "1.0.0").build();
+    let mut options = HttpOptions::default();
+    options.max_sessions_per_client = 3;
+    let http = start(&server, options).await;
+    let url = http.url();
+    let from = |ip: [u8; 4]| {
+        reqwest::Client::builder()
+            .no_proxy()
+            .local_address(std::net::IpAddr::from(ip))
+            .build()
+            .unwrap()
+    };
+    let greedy = from([127, 0, 0, 1]);
+    for _ in 0..3 {
+        assert_eq!(try_initialize(&greedy, &url, None).await.0, 200);
+    }
+    let (status, body) = try_initialize(&greedy, &url, None).await;
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(body["error"]["data"]["scope"], "client", "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("max_sessions_per_client")
+    );
+    let other = from([127, 0, 0, 2]);
+    assert_eq!(try_initialize(&other, &url, None).await.0, 200);
+    assert_eq!(http.sessions().count(), 4);
+}
+
+/// With authentication, a client is its principal: two tokens from one address have a quota
+/// each.
+#[tokio::test]
+async fn with_authentication_the_quota_is_per_principal() {
+    use mcp_server::auth::{Principal, StaticTokens};
+    let server = Server::builder("quota", "1.0.0").build();
+    let mut options = HttpOptions::default();
+    options.max_sessions_per_client = 2;
+    options.auth = Some(std::sync::Arc::new(
+        StaticTokens::new()
+            .token("t1", Principal::new("one", Vec::<String>::new()))
+            .token("t2", Principal::new("two", Vec::<String>::new())),
+    ));
+    let http = start(&server, options).await;
+    let url = http.url();
+    let c = client();
+    for _ in 0..2 {
+        assert_eq!(try_initialize(&c, &url, Some("t1")).await.0, 200);
+    }
+    assert_eq!(try_initialize(&c, &url, Some("t1")).await.0, 429);
+    assert_eq!(try_initialize(&c, &url, Some("t2")).await.0, 200);
 }

@@ -87,16 +87,39 @@ impl Drop for OpenConnection {
     }
 }
 
+/// Who sent the HTTP request being handled.
+#[derive(Clone)]
+struct Caller {
+    /// Who it authenticated as, when an authenticator is configured.
+    principal: Option<crate::auth::Principal>,
+    /// The peer's address (`bind_http` always knows it; an application serving
+    /// `http_router` may not).
+    peer: Option<SocketAddr>,
+}
+
 tokio::task_local! {
-    /// The principal of the HTTP request being handled (set around the handling of each
-    /// request when an authenticator is configured), so that the code binding sessions reads
-    /// it without threading it through every call.
-    static PRINCIPAL: Option<crate::auth::Principal>;
+    /// The caller of the HTTP request being handled (set around the handling of each
+    /// request), so that the code binding sessions reads it without threading it through every
+    /// call.
+    static CALLER: Caller;
 }
 
 /// The principal of the request this task handles.
 pub(super) fn current_principal() -> Option<crate::auth::Principal> {
-    PRINCIPAL.try_with(Clone::clone).ok().flatten()
+    CALLER.try_with(|c| c.principal.clone()).ok().flatten()
+}
+
+/// Who counts as one client for session quotas: the principal when authenticated, else the
+/// peer's IP address; `None` when neither is known.
+pub(super) fn current_client() -> Option<Arc<str>> {
+    CALLER
+        .try_with(|c| match (&c.principal, c.peer) {
+            (Some(principal), _) => Some(Arc::from(format!("principal {}", principal.key()))),
+            (None, Some(peer)) => Some(Arc::from(format!("address {}", peer.ip()))),
+            (None, None) => None,
+        })
+        .ok()
+        .flatten()
 }
 
 impl Server {
@@ -306,8 +329,12 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Req
             Err(e) => return auth::unauthorized(shared.metadata_url.as_deref(), &e),
         },
     };
-    PRINCIPAL
-        .scope(principal, async move {
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    CALLER
+        .scope(Caller { principal, peer }, async move {
             match parts.method {
                 Method::POST => post::handle(&shared, parts, body).await,
                 Method::GET => get::get(&shared, &parts.headers).await,

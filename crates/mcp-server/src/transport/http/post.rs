@@ -22,7 +22,7 @@ use tokio::sync::mpsc;
 use super::Shared;
 use super::headers::{self, PROTOCOL_VERSION, Peek, SESSION_ID};
 use super::reply::{self, invalid};
-use super::sessions::HttpSession;
+use super::sessions::{self, HttpSession};
 use super::stream::{self, CloseOnDrop, Exchange, Item, OUTLET_CAPACITY};
 use crate::registry::BoxFuture;
 use crate::session::Session;
@@ -210,6 +210,38 @@ async fn request(shared: &Arc<Shared>, headers: &HeaderMap, request: Request) ->
     answer(shared, &hs, start)
 }
 
+/// The answer to an `initialize` that found no room: `429` when this client has its share of
+/// sessions, `503` when the server has none left; both with `Retry-After` (sessions free up
+/// when clients end them or they expire).
+fn no_room(id: &Id, full: &sessions::Full) -> Response {
+    use crate::middleware::codes;
+    let (code, limit, scope, message) = match *full {
+        sessions::Full::Client(limit) => (
+            codes::RATE_LIMITED,
+            limit,
+            "client",
+            format!(
+                "this client already has {limit} sessions, the most one client may have \
+                 (HttpOptions::max_sessions_per_client): end some with DELETE, or let them expire"
+            ),
+        ),
+        sessions::Full::Server(limit) => (
+            codes::OVERLOADED,
+            limit,
+            "server",
+            format!(
+                "the server has {limit} sessions, its limit (HttpOptions::max_sessions): try \
+                 again later"
+            ),
+        ),
+    };
+    let error = ErrorObject::new(code, message)
+        .with_data(serde_json::json!({ "limit": limit, "scope": scope, "retryAfterMs": 60_000 }));
+    let mut body = Vec::new();
+    mcp_jsonrpc::message::encode_error(&mut body, Some(id), &error);
+    reply::answered(body, false)
+}
+
 /// The session a request names, after its `MCP-Protocol-Version` header was checked against
 /// it; the error response otherwise (`400` missing id or bad version, `404` unknown session).
 pub(super) fn session_of(
@@ -301,18 +333,16 @@ async fn initialize(shared: &Arc<Shared>, headers: &HeaderMap, request: Request)
         return *response;
     }
     let id: Arc<str> = Arc::from(session_id());
-    let hs = HttpSession::new(id.clone(), shared.server.new_session(Some(id.clone())));
+    let hs = HttpSession::new(
+        id.clone(),
+        shared.server.new_session(Some(id.clone())),
+        super::current_client(),
+    );
     if let Some(principal) = super::current_principal() {
         hs.session.bind_principal(principal);
     }
-    if shared.sessions.insert(hs.clone()).is_err() {
-        return reply::error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            Some(&request.id),
-            ErrorObject::internal_error(
-                "too many sessions: try again later (the server's HttpOptions::max_sessions)",
-            ),
-        );
+    if let Err(full) = shared.sessions.insert(hs.clone()) {
+        return no_room(&request.id, &full);
     }
     let (tx, rx) = mpsc::channel(OUTLET_CAPACITY);
     let response = Box::pin(hs.session.begin_request(request, tx));

@@ -32,6 +32,9 @@ struct Registry {
     idle_timeout: Duration,
     sweep_interval: Duration,
     max: usize,
+    max_per_client: usize,
+    /// Live sessions per client ([`current_client`](super::current_client)).
+    per_client: Mutex<HashMap<Arc<str>, usize>>,
     sweeping: AtomicBool,
 }
 
@@ -43,8 +46,13 @@ impl std::fmt::Debug for HttpSessions {
     }
 }
 
-/// `initialize` found the session table full.
-pub(super) struct Full;
+/// Why `initialize` found no room for a session.
+pub(super) enum Full {
+    /// Every session of the server is taken.
+    Server(usize),
+    /// This client has its share.
+    Client(usize),
+}
 
 impl HttpSessions {
     pub(super) fn new(options: &HttpOptions) -> Self {
@@ -59,6 +67,8 @@ impl HttpSessions {
                     .min(options.session_idle_timeout)
                     .max(Duration::from_millis(1)),
                 max: options.max_sessions,
+                max_per_client: options.max_sessions_per_client,
+                per_client: Mutex::default(),
                 sweeping: AtomicBool::new(false),
             }),
         }
@@ -100,7 +110,15 @@ impl HttpSessions {
         {
             let mut map = lock(&self.inner.map);
             if map.len() >= self.inner.max {
-                return Err(Full);
+                return Err(Full::Server(self.inner.max));
+            }
+            if let Some(client) = &session.client {
+                let mut per_client = lock(&self.inner.per_client);
+                let count = per_client.entry(client.clone()).or_default();
+                if *count >= self.inner.max_per_client {
+                    return Err(Full::Client(self.inner.max_per_client));
+                }
+                *count += 1;
             }
             map.insert(session.id.clone(), session);
             self.publish(&map);
@@ -125,6 +143,7 @@ impl HttpSessions {
             removed
         };
         if let Some(s) = &removed {
+            self.inner.forget(s);
             s.close(&self.inner.store);
         }
         removed
@@ -147,7 +166,24 @@ impl HttpSessions {
             all
         };
         for s in all {
+            self.inner.forget(&s);
             s.close(&self.inner.store);
+        }
+    }
+}
+
+impl Registry {
+    /// A session left the table: its client has one less.
+    fn forget(&self, session: &HttpSession) {
+        let Some(client) = &session.client else {
+            return;
+        };
+        let mut per_client = lock(&self.per_client);
+        if let Some(count) = per_client.get_mut(client) {
+            *count -= 1;
+            if *count == 0 {
+                per_client.remove(client);
+            }
         }
     }
 }
@@ -183,6 +219,7 @@ async fn sweep(registry: Weak<Registry>) {
             tracing::debug!(count = expired.len(), "idle HTTP sessions expired");
         }
         for s in expired {
+            registry.forget(&s);
             s.close(&registry.store);
         }
     }
@@ -192,6 +229,8 @@ async fn sweep(registry: Weak<Registry>) {
 pub(super) struct HttpSession {
     pub(super) id: Arc<str>,
     pub(super) session: Arc<Session>,
+    /// The client it counts against ([`current_client`](super::current_client)).
+    client: Option<Arc<str>>,
     next_stream: AtomicU64,
     /// Streams still producing events; `0` is the GET stream.
     live: Mutex<HashMap<u64, Arc<LiveStream>>>,
@@ -204,10 +243,11 @@ pub(super) struct HttpSession {
 pub(super) const STANDALONE: u64 = 0;
 
 impl HttpSession {
-    pub(super) fn new(id: Arc<str>, session: Arc<Session>) -> Arc<Self> {
+    pub(super) fn new(id: Arc<str>, session: Arc<Session>, client: Option<Arc<str>>) -> Arc<Self> {
         Arc::new(Self {
             id,
             session,
+            client,
             next_stream: AtomicU64::new(STANDALONE + 1),
             live: Mutex::default(),
             closed: AtomicBool::new(false),
