@@ -131,3 +131,52 @@ async fn at_the_connection_cap_new_clients_wait_until_one_closes() {
         .unwrap();
     assert_eq!(&first, b"HTTP/1.1 200");
 }
+
+/// Sends `request` on a fresh connection and returns the response head and body.
+async fn exchange(addr: std::net::SocketAddr, request: &str) -> String {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let seen = closed_within(&mut stream, Duration::from_secs(10))
+        .await
+        .expect("answered and closed");
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+#[tokio::test]
+async fn a_request_with_two_host_headers_is_refused_400() {
+    let http = start(&server(), HttpOptions::default()).await;
+    let addr = http.local_addr();
+    for path in ["/mcp", "/health", "/info"] {
+        let answer = exchange(
+            addr,
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\
+                 Accept: text/event-stream\r\nConnection: close\r\n\r\n"
+            ),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 400"), "{path}: {answer}");
+        assert!(answer.contains("more than one Host"), "{path}: {answer}");
+    }
+}
+
+/// The operations pages check `Host` before credentials, as `/mcp` does: a request for a
+/// foreign host is refused for its host (403), not asked for a token (401).
+#[tokio::test]
+async fn ops_pages_check_the_host_before_authenticating() {
+    use mcp_server::auth::{Principal, StaticTokens};
+    let mut options = HttpOptions::default();
+    options.auth = Some(std::sync::Arc::new(
+        StaticTokens::new().token("t", Principal::new("p", Vec::<String>::new())),
+    ));
+    let http = start(&server(), options).await;
+    for path in ["/info", "/tools", "/metrics"] {
+        let answer = exchange(
+            http.local_addr(),
+            &format!("GET {path} HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"),
+        )
+        .await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{path}: {answer}");
+        assert!(answer.contains("evil.example"), "{path}: {answer}");
+    }
+}

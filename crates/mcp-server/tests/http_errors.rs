@@ -675,3 +675,24 @@ async fn an_over_long_batch_is_refused_with_one_error() {
     let answers: Vec<Value> = response.json().await.unwrap();
     assert_eq!(answers[0]["result"], json!({}));
 }
+
+/// A value the client sent is not echoed back whole: a 1 MB method name comes back as its
+/// first characters and its length.
+#[tokio::test]
+async fn a_huge_method_name_is_not_echoed_back() {
+    let server = Server::builder("reflection", "1.0.0").build();
+    let http = start(&server, HttpOptions::default()).await;
+    let url = http.url();
+    let c = client();
+    let method = "x".repeat(1_000_000);
+    let response = stateless(&c, &url, 1, "tools/list", json!({}))
+        .header("mcp-method", "tools/list")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method,
+                      "params": {"_meta": meta()}}))
+        .send()
+        .await
+        .unwrap();
+    let body = response.text().await.unwrap();
+    assert!(body.len() < 2_000, "{} bytes came back", body.len());
+    assert!(body.contains("1000000 bytes"), "{body}");
+}

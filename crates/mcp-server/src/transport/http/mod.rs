@@ -374,6 +374,13 @@ async fn authenticate_ops(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    // Host and Origin first, as on /mcp: a request for another host learns nothing, not even
+    // that the page wants credentials.
+    let (parts, body) = request.into_parts();
+    if let Some(refused) = refuse_foreign(&shared, &parts) {
+        return refused;
+    }
+    let request = axum::extract::Request::from_parts(parts, body);
     if let Some(auth) = &shared.auth
         && request.uri().path() != "/health"
         && let Err(e) = auth.authenticate(request.headers()).await
@@ -407,8 +414,17 @@ async fn metrics(State(shared): State<Arc<Shared>>, request: axum::extract::Requ
     }
 }
 
-/// DNS rebinding protection: `403` for a `Host` or an `Origin` not on the allowlists.
+/// DNS rebinding protection: `403` for a `Host` or an `Origin` not on the allowlists; `400`
+/// for a request with more than one `Host` (RFC 9112 §3.2), which two parties could read
+/// differently.
 fn refuse_foreign(shared: &Shared, parts: &Parts) -> Option<Response> {
+    if parts.headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return Some(reply::invalid(
+            StatusCode::BAD_REQUEST,
+            None,
+            "Bad Request: more than one Host header (RFC 9112 section 3.2)",
+        ));
+    }
     let host = parts
         .headers
         .get(header::HOST)
@@ -421,8 +437,9 @@ fn refuse_foreign(shared: &Shared, parts: &Parts) -> Option<Response> {
                 StatusCode::FORBIDDEN,
                 None,
                 format!(
-                    "Forbidden: Host '{host}' is not allowed (DNS rebinding protection); a server \
-                     reachable under this name must list it in HttpOptions::allowed_hosts"
+                    "Forbidden: Host '{}' is not allowed (DNS rebinding protection); a server \
+                     reachable under this name must list it in HttpOptions::allowed_hosts",
+                    crate::error::reflect(host)
                 ),
             ));
         }
@@ -443,8 +460,9 @@ fn refuse_foreign(shared: &Shared, parts: &Parts) -> Option<Response> {
         StatusCode::FORBIDDEN,
         None,
         format!(
-            "Forbidden: Origin '{origin}' is not allowed (DNS rebinding protection); list the \
-             web app's origin in HttpOptions::allowed_origins"
+            "Forbidden: Origin '{}' is not allowed (DNS rebinding protection); list the \
+             web app's origin in HttpOptions::allowed_origins",
+            crate::error::reflect(origin)
         ),
     ))
 }
