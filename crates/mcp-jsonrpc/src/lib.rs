@@ -78,6 +78,7 @@
 //! The crate targets unix platforms (it uses `O_NOFOLLOW` and unix sockets).
 
 mod id;
+mod members;
 pub mod message;
 
 pub use id::Id;

@@ -13,6 +13,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::Id;
+use crate::members::repeated_member;
 
 /// Standard JSON-RPC 2.0 error codes, and the implementation-defined ones this crate uses.
 pub mod error_codes {
@@ -363,6 +364,15 @@ fn classify_envelope(env: Envelope<'_>) -> Result<Message, InvalidMessage> {
                 ));
             }
         };
+        // Repeated names at the top level are refused by the envelope's parser; inside the
+        // params too, at any depth.
+        if let Some(name) = params.as_deref().and_then(|p| repeated_member(p.get())) {
+            return Err(InvalidMessage::new(
+                id,
+                true,
+                format!("the member \"params.{name}\" appears twice: send each member once"),
+            ));
+        }
         return match (env.id, id) {
             (None, _) => Ok(Message::Notification(Notification {
                 method: method.into_owned(),

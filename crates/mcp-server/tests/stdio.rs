@@ -826,3 +826,34 @@ async fn batches_are_held_to_their_limits_and_the_connection_goes_on() {
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "after", "{r}");
 }
+
+/// A member repeated inside `params` (at any depth) is refused as a top-level one is: which
+/// of the two values counts is not something two parsers agree on.
+#[tokio::test]
+async fn a_member_repeated_inside_params_is_refused() {
+    let server = server();
+    let mut w = Wire::start(&server);
+    w.initialize("2025-11-25", json!({})).await;
+    w.send_raw(
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"message":"shown","message":"run"}}}"#,
+    )
+    .await;
+    let r = w.recv().await;
+    assert_eq!(r["id"], 5, "{r}");
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("params.arguments.message"), "{message}");
+    w.send_raw(
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","name":"x"}}"#,
+    )
+    .await;
+    assert_eq!(w.recv().await["error"]["code"], -32600);
+    let (r, _) = w
+        .call(
+            7,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"message": "ok"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "ok", "{r}");
+}
