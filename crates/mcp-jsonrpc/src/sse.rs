@@ -168,6 +168,15 @@ impl SseParser {
         self.state = LineState::Start;
     }
 
+    /// The stream broke off inside an event: forgets it as [`SseParser::finish`] does, and
+    /// when it was an event over the limit being discarded, returns what was read of it (its
+    /// id, when it came early), so the failure can be reported as the size limit it is.
+    pub fn abandon(&mut self) -> Option<Oversized> {
+        let oversized = self.oversized.take().map(MemberScanner::finish);
+        self.finish();
+        oversized
+    }
+
     fn field(&self) -> Field {
         match self.name.as_slice() {
             b"data" => Field::Data,

@@ -1740,3 +1740,60 @@ async fn a_stopped_get_stream_is_released_and_never_reopened() {
     let gets = server.requests().into_iter().filter(is_get).count();
     assert_eq!(gets, 1, "the GET stream was not reopened");
 }
+
+/// An SSE response stream that breaks while an event over `max_message_bytes` is being
+/// discarded fails its request with `MessageTooLarge`, naming the limit — not with the
+/// transport's bare "error decoding response body".
+#[tokio::test]
+async fn a_stream_broken_inside_an_oversized_event_names_the_limit() {
+    init_tracing();
+    const LIMIT: usize = 1024;
+    let server = Server::start(move |req: Req| async move {
+        let id = req.rpc_id();
+        match req.rpc_method().as_deref() {
+            _ if is_get(&req) => Resp::status(405),
+            Some("big-then-broken") => {
+                let (tx, resp) = Resp::sse_stream();
+                tx.raw(format!(
+                    "data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"blob\":\"{}",
+                    "x".repeat(4 * LIMIT)
+                ));
+                tx.abort();
+                resp
+            }
+            _ => echo(&req),
+        }
+    })
+    .await;
+    let client = within(
+        "connect",
+        Client::connect_streamable_http_with_options(
+            &server.url("/mcp"),
+            http_options(),
+            SpawnOptions {
+                limits: Limits {
+                    max_message_bytes: LIMIT,
+                    ..Limits::default()
+                },
+                ..SpawnOptions::default()
+            },
+        ),
+    )
+    .await
+    .unwrap();
+    let outcome = within(
+        "the broken request",
+        client.request("big-then-broken", None),
+    )
+    .await;
+    let error = outcome.unwrap_err();
+    assert!(
+        matches!(error, Error::MessageTooLarge { limit: LIMIT }),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("max_message_bytes (1024 bytes)"),
+        "{error}"
+    );
+    assert_eq!(request_ok(&client, "small").await, json!({"echo": "small"}));
+}

@@ -98,7 +98,17 @@ impl HttpOutbound {
             let chunk = match response.chunk().await {
                 Ok(Some(chunk)) => chunk,
                 Ok(None) => return Ok(StreamEnd::Ended),
-                Err(e) => return Err(Error::Http(format!("SSE stream error: {e}"))),
+                Err(e) => {
+                    // Broken off inside an event over the limit: that is the failure to
+                    // report (the request fails with MessageTooLarge, naming the limit).
+                    if let Some(o) = parser.abandon() {
+                        self.charge_oversized(shared, o, request);
+                        if request.is_some_and(|own| !shared.is_pending(own)) {
+                            return Ok(StreamEnd::Answered);
+                        }
+                    }
+                    return Err(Error::Http(format!("SSE stream error: {e}")));
+                }
             };
             parser.feed(&chunk, &mut |event| match event {
                 _ if done => {}
@@ -111,20 +121,31 @@ impl HttpOutbound {
                         self.deliver(shared, &data);
                     }
                 }
-                SseEvent::Oversized(o) => {
-                    let id = match (o.id, request) {
-                        (Some(id), _) => Some(id),
-                        (None, Some(own)) if !o.is_request => Some(Id::Number(own)),
-                        (None, _) => None,
-                    };
-                    shared.oversized(id, o.is_request);
-                }
+                SseEvent::Oversized(o) => self.charge_oversized(shared, o, request),
             });
             if request.is_some_and(|own| !shared.is_pending(own)) {
                 return Ok(StreamEnd::Answered);
             }
         }
         Ok(StreamEnd::Done)
+    }
+}
+
+impl HttpOutbound {
+    /// Charges a discarded oversized event to the request it answered: its own id when the
+    /// scan read one, else (on a request's response stream) that request.
+    fn charge_oversized(
+        &self,
+        shared: &Arc<Shared>,
+        o: crate::sse::Oversized,
+        request: Option<i64>,
+    ) {
+        let id = match (o.id, request) {
+            (Some(id), _) => Some(id),
+            (None, Some(own)) if !o.is_request => Some(Id::Number(own)),
+            (None, _) => None,
+        };
+        shared.oversized(id, o.is_request);
     }
 }
 
