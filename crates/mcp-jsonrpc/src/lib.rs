@@ -110,7 +110,7 @@ pub use client::{Client, WaitOnTimeout};
 #[cfg(feature = "client")]
 pub use error::Error;
 #[cfg(feature = "http")]
-pub use http::StreamableHttpOptions;
+pub use http::{StreamableHttpOptions, redact_url};
 #[cfg(feature = "client")]
 pub use incoming::IncomingRequest;
 #[cfg(feature = "client")]

@@ -1797,3 +1797,31 @@ async fn a_stream_broken_inside_an_oversized_event_names_the_limit() {
     );
     assert_eq!(request_ok(&client, "small").await, json!({"echo": "small"}));
 }
+
+/// Connection errors name the URL without its secrets: a token in the query (or userinfo)
+/// does not reach the error text a CLI prints.
+#[tokio::test]
+async fn connection_errors_do_not_show_the_url_s_secrets() {
+    init_tracing();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let url = format!("http://user:hunter2@127.0.0.1:{port}/mcp?token=s3cret&x=1");
+    let shown = match Client::connect_streamable_http_with_options(
+        &url,
+        http_options(),
+        SpawnOptions::default(),
+    )
+    .await
+    {
+        Err(e) => e.to_string(),
+        Ok(client) => client
+            .request("ping", None)
+            .await
+            .expect_err("nothing listens there")
+            .to_string(),
+    };
+    assert!(!shown.contains("s3cret"), "{shown}");
+    assert!(!shown.contains("hunter2"), "{shown}");
+    assert!(shown.contains(&format!("127.0.0.1:{port}/mcp")), "{shown}");
+}

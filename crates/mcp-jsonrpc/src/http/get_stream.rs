@@ -135,12 +135,12 @@ impl HttpOutbound {
             || (session.is_none()
                 && matches!(status, StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND));
         if tolerated || trigger != Trigger::Connect {
-            tracing::debug!(%status, url = %self.sse_url, "the server offers no GET SSE stream (yet)");
+            tracing::debug!(%status, url = %self.sse_shown, "the server offers no GET SSE stream (yet)");
             return Ok(());
         }
         Err(Error::Http(format!(
             "GET {} (SSE stream): HTTP {status}{}",
-            self.sse_url,
+            self.sse_shown,
             if status.is_redirection() {
                 " (redirects are not followed unless follow_redirects is set)"
             } else {
@@ -180,7 +180,7 @@ impl HttpOutbound {
             let Some(last) = parser.last_event_id().map(str::to_owned) else {
                 return format!(
                     "the server's SSE stream (GET {}) was lost: {why}; closing so that no server message is lost silently",
-                    self.sse_url
+                    self.sse_shown
                 );
             };
             response = match self.resume_with_retries(&parser, &last).await {
@@ -188,7 +188,7 @@ impl HttpOutbound {
                 Err(e) => {
                     return format!(
                         "the server's SSE stream (GET {}) was lost: {why}, and {MAX_RESUME_ATTEMPTS} resumptions with Last-Event-ID failed (last: {e}); closing so that no server message is lost silently",
-                        self.sse_url
+                        self.sse_shown
                     );
                 }
             };

@@ -29,7 +29,10 @@
 
 mod get_stream;
 mod post;
+mod redact;
 mod streams;
+
+pub use redact::redact_url;
 
 use get_stream::{GetStream, Trigger};
 use streams::{StreamEnd, is_event_stream};
@@ -95,6 +98,9 @@ pub(crate) struct HttpOutbound {
     http: reqwest::Client,
     post_url: Url,
     sse_url: Url,
+    /// The URLs as messages show them ([`redact_url`]).
+    post_shown: String,
+    sse_shown: String,
     connect_timeout: Option<Duration>,
     request_timeout: Option<Duration>,
     max_message_bytes: usize,
@@ -135,12 +141,13 @@ impl Client {
         options: SpawnOptions,
     ) -> Result<Self, Error> {
         let parse = |what: &str, url: &str| {
-            let parsed =
-                Url::parse(url).map_err(|e| Error::Http(format!("invalid {what} `{url}`: {e}")))?;
+            let shown = redact_url(url);
+            let parsed = Url::parse(url)
+                .map_err(|e| Error::Http(format!("invalid {what} `{shown}`: {e}")))?;
             match parsed.scheme() {
                 "http" | "https" => Ok(parsed),
                 other => Err(Error::Http(format!(
-                    "{what} `{url}` has scheme `{other}`; expected http or https"
+                    "{what} `{shown}` has scheme `{other}`; expected http or https"
                 ))),
             }
         };
@@ -176,6 +183,8 @@ impl Client {
             .map(Mutex::new);
         let outbound = Arc::new(HttpOutbound {
             http,
+            post_shown: redact_url(post_url.as_str()),
+            sse_shown: redact_url(sse_url.as_str()),
             post_url,
             sse_url,
             connect_timeout: http_options.connect_timeout,

@@ -72,7 +72,7 @@ impl HttpOutbound {
                 .unwrap_or_else(|_| {
                     Err(Error::Http(format!(
                         "POST {} timed out after {limit:?} (request_timeout)",
-                        self.post_url
+                        self.post_shown
                     )))
                 }),
             None => exchange.await,
@@ -84,10 +84,13 @@ impl HttpOutbound {
         shared: &Arc<Shared>,
         bytes: Vec<u8>,
     ) -> Result<(), Error> {
-        let response = self
-            .post(bytes, &[])
-            .await
-            .map_err(|e| Error::Http(format!("POST {} failed: {e}", self.post_url)))?;
+        let response = self.post(bytes, &[]).await.map_err(|e| {
+            Error::Http(format!(
+                "POST {} failed: {}",
+                self.post_shown,
+                e.without_url()
+            ))
+        })?;
         self.note_session(&response);
         let status = response.status();
         if status == StatusCode::ACCEPTED {
@@ -99,7 +102,7 @@ impl HttpOutbound {
                 .unwrap_or_default();
             return Err(Error::Http(format!(
                 "POST {}: HTTP {status}{}",
-                self.post_url,
+                self.post_shown,
                 if body.is_empty() {
                     String::new()
                 } else {
@@ -204,10 +207,13 @@ impl HttpOutbound {
         headers: &[(String, String)],
         id: i64,
     ) -> Result<(), Error> {
-        let response = self
-            .post(bytes, headers)
-            .await
-            .map_err(|e| bridged(format!("POST {} failed: {e}", self.post_url), None, None))?;
+        let response = self.post(bytes, headers).await.map_err(|e| {
+            bridged(
+                format!("POST {} failed: {}", self.post_shown, e.without_url()),
+                None,
+                None,
+            )
+        })?;
         self.note_session(&response);
         let status = response.status();
         if status == StatusCode::ACCEPTED {
@@ -299,7 +305,7 @@ impl HttpOutbound {
             }
             Err(BodyError::Http(e)) => {
                 return Err(bridged(
-                    format!("reading the response body failed: {e}"),
+                    format!("reading the response body failed: {}", e.without_url()),
                     Some(status),
                     None,
                 ));
@@ -316,7 +322,7 @@ impl HttpOutbound {
     }
 
     pub(super) fn status_message(&self, status: StatusCode) -> String {
-        let mut message = format!("HTTP {status} from POST {}", self.post_url);
+        let mut message = format!("HTTP {status} from POST {}", self.post_shown);
         if status == StatusCode::NOT_FOUND && lock(&self.session).is_some() {
             message.push_str(" (the server no longer knows this session: it expired or was deleted; reconnect to start a new one)");
         } else if status.is_redirection() {

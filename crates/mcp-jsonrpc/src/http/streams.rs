@@ -59,12 +59,18 @@ impl HttpOutbound {
             Some(limit) => tokio::time::timeout(limit, send).await.map_err(|_| {
                 Error::Http(format!(
                     "GET {}: no response within connect_timeout",
-                    self.sse_url
+                    self.sse_shown
                 ))
             })?,
             None => send.await,
         }
-        .map_err(|e| Error::Http(format!("GET {} failed: {e}", self.sse_url)))
+        .map_err(|e| {
+            Error::Http(format!(
+                "GET {} failed: {}",
+                self.sse_shown,
+                e.without_url()
+            ))
+        })
     }
 
     /// GET with `Last-Event-ID` to resume a stream.
@@ -75,7 +81,7 @@ impl HttpOutbound {
         } else {
             Err(Error::Http(format!(
                 "GET {}: HTTP {}",
-                self.sse_url,
+                self.sse_shown,
                 response.status()
             )))
         }
@@ -107,7 +113,10 @@ impl HttpOutbound {
                             return Ok(StreamEnd::Answered);
                         }
                     }
-                    return Err(Error::Http(format!("SSE stream error: {e}")));
+                    return Err(Error::Http(format!(
+                        "SSE stream error: {}",
+                        e.without_url()
+                    )));
                 }
             };
             parser.feed(&chunk, &mut |event| match event {

@@ -12,9 +12,6 @@ use serde_json::{Map, Value, json};
 use crate::output::str_of;
 use crate::table::Table;
 
-/// What replaces a secret in a URL.
-const REDACTED: &str = "***";
-
 /// The name of a configuration format in the output.
 fn format_name(format: ConfigFormat) -> &'static str {
     format.as_str()
@@ -75,11 +72,11 @@ fn describe_server(server: &ServerConfig, show_argv: bool) -> Value {
         ServerConfig::StreamableHttp(http) => {
             match &http.urls {
                 HttpUrls::Single(url) => {
-                    out.insert("url".into(), json!(redact_url(url)));
+                    out.insert("url".into(), json!(mcp_jsonrpc::redact_url(url)));
                 }
                 HttpUrls::Split { sse_url, http_url } => {
-                    out.insert("sse_url".into(), json!(redact_url(sse_url)));
-                    out.insert("http_url".into(), json!(redact_url(http_url)));
+                    out.insert("sse_url".into(), json!(mcp_jsonrpc::redact_url(sse_url)));
+                    out.insert("http_url".into(), json!(mcp_jsonrpc::redact_url(http_url)));
                 }
             }
             out.insert("http_header_keys".into(), keys(&http.http_headers));
@@ -93,49 +90,6 @@ fn describe_server(server: &ServerConfig, show_argv: bool) -> Value {
         _ => {}
     }
     Value::Object(out)
-}
-
-/// A URL with its credentials (`user:pass@`), query values and fragment replaced by `***`;
-/// scheme, host, port, path and query keys are kept.
-pub(crate) fn redact_url(url: &str) -> String {
-    let (before_fragment, fragment) = match url.split_once('#') {
-        Some((before, _)) => (before, Some(REDACTED)),
-        None => (url, None),
-    };
-    let (before_query, query) = match before_fragment.split_once('?') {
-        Some((before, query)) => (before, Some(query)),
-        None => (before_fragment, None),
-    };
-    let mut out = match before_query.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = match rest.find('/') {
-                Some(slash) => rest.split_at(slash),
-                None => (rest, ""),
-            };
-            let authority = match authority.rsplit_once('@') {
-                Some((_, host)) => format!("{REDACTED}@{host}"),
-                None => authority.to_owned(),
-            };
-            format!("{scheme}://{authority}{path}")
-        }
-        None => before_query.to_owned(),
-    };
-    if let Some(query) = query {
-        let redacted: Vec<String> = query
-            .split('&')
-            .map(|part| match part.split_once('=') {
-                Some((key, _)) => format!("{key}={REDACTED}"),
-                None => part.to_owned(),
-            })
-            .collect();
-        out.push('?');
-        out.push_str(&redacted.join("&"));
-    }
-    if let Some(fragment) = fragment {
-        out.push('#');
-        out.push_str(fragment);
-    }
-    out
 }
 
 /// A list of strings as `a, b` (`-` when empty).
@@ -235,22 +189,6 @@ pub(crate) fn human(view: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn urls_lose_their_secrets() {
-        assert_eq!(
-            redact_url("https://example.com/mcp"),
-            "https://example.com/mcp"
-        );
-        assert_eq!(
-            redact_url("https://user:pw@example.com:8443/a/b?token=abc&flag#frag"),
-            "https://***@example.com:8443/a/b?token=***&flag#***"
-        );
-        assert_eq!(
-            redact_url("https://example.com?k=v"),
-            "https://example.com?k=***"
-        );
-    }
 
     #[test]
     fn stdio_argv_and_values_are_hidden() {
