@@ -45,7 +45,7 @@
 //!
 //! | constructor | transport |
 //! |---|---|
-//! | [`Client::spawn`], [`Client::spawn_with_options`], [`Client::spawn_command`] | a child process's stdin/stdout, one message per line; stderr inherited; killed on drop; environment baseline with `inherit_env: false` |
+//! | [`Client::spawn`], [`Client::spawn_with_options`], [`Client::spawn_command`] | a child process's stdin/stdout, one message per line; stderr inherited; killed on drop; the baseline environment unless `inherit_env: true` |
 //! | [`Client::connect_unix`] | a unix domain socket, one message per line |
 //! | [`Client::connect_io`] | any `AsyncRead` + `AsyncWrite`, one message per line |
 //! | [`Client::connect_streamable_http`] and the `_with_options` / `_split_with_options` variants | streamable HTTP: POST per message, JSON or SSE answers, `mcp-session-id`, GET SSE stream, `Last-Event-ID` resumption, no redirects or system proxy by default |

@@ -84,9 +84,9 @@ pub struct SpawnOptions {
     pub limits: Limits,
     /// Variables set in the child's environment (after the inherited or baseline ones).
     pub env: Vec<(OsString, OsString)>,
-    /// Inherit this process's whole environment (default `true`). When `false`, the child
-    /// starts from an empty environment plus only [`BASELINE_ENV_VARS`] (those set here),
-    /// then `env`, so host secrets do not leak into the server.
+    /// Inherit this process's whole environment (default `false`: the child starts from an
+    /// empty environment plus only [`BASELINE_ENV_VARS`] (those set here), then `env`, so host
+    /// secrets do not leak into the server).
     pub inherit_env: bool,
     /// Working directory of the child (default: this process's).
     pub cwd: Option<PathBuf>,
@@ -96,14 +96,30 @@ pub struct SpawnOptions {
     pub stderr: StderrMode,
 }
 
-/// The variables passed to a child spawned with `inherit_env: false`, when they are set.
+/// The variables passed to a child spawned with `inherit_env: false` (the default), when
+/// they are set: what programs need to run (the search path, the home and temporary
+/// directories, the user, the shell and terminal, and their Windows equivalents), none of
+/// them a secret. The official SDKs pass the same; anything else — cloud credentials, API
+/// keys — stays with the parent unless configured in `env` or `inherit_env: true` is set.
 pub const BASELINE_ENV_VARS: &[&str] = &[
     "PATH",
     "HOME",
-    "USERPROFILE",
+    "LOGNAME",
+    "USER",
+    "SHELL",
+    "TERM",
     "TMPDIR",
     "TEMP",
     "TMP",
+    "USERPROFILE",
+    "USERNAME",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "PROCESSOR_ARCHITECTURE",
+    "PROGRAMFILES",
+    "SYSTEMDRIVE",
     "SystemRoot",
     "SYSTEMROOT",
 ];
@@ -114,7 +130,7 @@ impl Default for SpawnOptions {
             stdout_log: None,
             limits: Limits::default(),
             env: Vec::new(),
-            inherit_env: true,
+            inherit_env: false,
             cwd: None,
             kill_on_drop: true,
             stderr: StderrMode::Inherit,

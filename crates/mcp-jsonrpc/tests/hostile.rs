@@ -500,13 +500,20 @@ async fn child_output(options: SpawnOptions, script: &str) -> String {
 
 #[tokio::test]
 async fn environment_and_working_directory() {
-    // Cargo sets CARGO_PKG_NAME in the test's environment: it leaks only when inherited.
-    let inherited = child_output(SpawnOptions::default(), "env").await;
+    // Cargo sets CARGO_PKG_NAME in the test's environment, standing in for a secret of the
+    // parent (a cloud credential): it reaches the child only when inheriting is asked for.
+    let inherited = child_output(
+        SpawnOptions {
+            inherit_env: true,
+            ..Default::default()
+        },
+        "env",
+    )
+    .await;
     assert!(inherited.contains("CARGO_PKG_NAME=mcp-jsonrpc"));
 
     let clean = child_output(
         SpawnOptions {
-            inherit_env: false,
             env: vec![("MCP_TEST_VAR".into(), "yes".into())],
             ..Default::default()
         },

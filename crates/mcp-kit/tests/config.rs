@@ -85,7 +85,7 @@ fn stdio(argv: &[&str]) -> StdioServer {
     StdioServer {
         argv: argv.iter().map(|s| s.to_string()).collect(),
         env: BTreeMap::new(),
-        inherit_env: true,
+        inherit_env: false,
         stdout_log: None,
     }
 }
@@ -530,7 +530,7 @@ async fn v1_defaults() {
     assert_eq!(
         server_ok(json!({"transport": "stdio", "argv": ["bin"]})).await,
         ServerConfig::stdio(["bin"]),
-        "env empty, inherit_env true, no stdout_log"
+        "env empty, inherit_env false (the baseline environment), no stdout_log"
     );
 
     let server = server_ok(json!({

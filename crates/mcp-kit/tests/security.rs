@@ -568,3 +568,40 @@ async fn dns_fail_open_lets_an_unresolvable_name_through() {
         }
     }
 }
+
+/// The environment a trusted stdio server started from `config` sees (it writes it to a
+/// file and exits; the handshake failing after that does not matter here).
+async fn child_environment(inherit_env: Option<bool>) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("env.txt");
+    let mut server = serde_json::json!({
+        "transport": "stdio",
+        "argv": ["sh", "-c", format!("env > '{}'", out.display())],
+    });
+    if let Some(inherit) = inherit_env {
+        server["inherit_env"] = inherit.into();
+    }
+    let doc = serde_json::json!({"version": 1, "servers": {"probe": server}});
+    let file = dir.path().join("mcp.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let config = Config::load(dir.path(), Some(file)).await.unwrap();
+    let mut manager = Manager::from_config(&config, "env-probe", "1.0.0", Duration::from_secs(5))
+        .with_trust_mode(TrustMode::Trusted);
+    let _ = manager.connect(&config, "probe", dir.path()).await;
+    std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("the child wrote no environment: {e}"))
+}
+
+/// A trusted stdio server gets the baseline environment, not the parent's secrets (Cargo's
+/// CARGO_PKG_NAME stands in for a cloud credential of the parent), unless the configuration
+/// says `"inherit_env": true`.
+#[tokio::test]
+async fn stdio_servers_do_not_inherit_the_parent_s_secrets_by_default() {
+    let baseline = child_environment(None).await;
+    assert!(!baseline.contains("CARGO_PKG_NAME"), "{baseline}");
+    assert!(
+        baseline.lines().any(|l| l.starts_with("PATH=")),
+        "{baseline}"
+    );
+    let inherited = child_environment(Some(true)).await;
+    assert!(inherited.contains("CARGO_PKG_NAME=mcp-kit"), "{inherited}");
+}

@@ -3,6 +3,8 @@
 //!
 //! Unknown fields are ignored (and logged at debug level); a known field of the wrong type, a
 //! missing `command`/`url`, an invalid server name or an unsupported `type` are still errors.
+//! A stdio server gets the baseline environment plus its `env`, as in `mcp.json` v1; our own
+//! field `"inherit_env": true` passes it the whole environment instead.
 
 use std::collections::BTreeMap;
 
@@ -35,7 +37,15 @@ impl Flavor {
 }
 
 /// The fields read from an entry; everything else is ignored.
-const KNOWN_FIELDS: &[&str] = &["type", "command", "args", "env", "url", "headers"];
+const KNOWN_FIELDS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "env",
+    "inherit_env",
+    "url",
+    "headers",
+];
 
 /// True when `value` looks like a server entry of a compatible format: an object with
 /// `command` or `url`.
@@ -176,10 +186,14 @@ fn entry(
                 .map(|v| ctx.env_map(at, "env", v))
                 .transpose()?
                 .unwrap_or_default();
+            let inherit_env = field("inherit_env")
+                .map(|v| ctx.boolean(at, "inherit_env", v))
+                .transpose()?
+                .unwrap_or(false);
             Ok(ServerConfig::Stdio(StdioServer {
                 argv,
                 env,
-                inherit_env: true,
+                inherit_env,
                 stdout_log: None,
             }))
         }

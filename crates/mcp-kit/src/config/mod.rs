@@ -151,8 +151,10 @@ pub struct StdioServer {
     pub argv: Vec<String>,
     /// Variables added to the child's environment (values may contain `${VAR}`).
     pub env: BTreeMap<String, String>,
-    /// Inherit this process's environment (default `true`); see
-    /// [`mcp_jsonrpc::BASELINE_ENV_VARS`] for what `false` keeps.
+    /// Inherit this process's whole environment (default `false`: the child gets only
+    /// [`mcp_jsonrpc::BASELINE_ENV_VARS`] and [`env`](Self::env), so the parent's secrets do not
+    /// reach a server that was not given them). `"inherit_env": true` in the configuration
+    /// (every format) opts in.
     pub inherit_env: bool,
     /// Rotating log of the server's stdout.
     pub stdout_log: Option<StdoutLogConfig>,
@@ -249,12 +251,12 @@ impl ServerConfig {
         }
     }
 
-    /// A stdio server running `argv` (environment inherited, no stdout log).
+    /// A stdio server running `argv` (the baseline environment, no stdout log).
     pub fn stdio<S: Into<String>>(argv: impl IntoIterator<Item = S>) -> Self {
         ServerConfig::Stdio(StdioServer {
             argv: argv.into_iter().map(Into::into).collect(),
             env: BTreeMap::new(),
-            inherit_env: true,
+            inherit_env: false,
             stdout_log: None,
         })
     }

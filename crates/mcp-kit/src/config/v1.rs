@@ -273,7 +273,7 @@ fn stdio(ctx: Ctx<'_>, at: &str, object: &Map<String, Value>) -> Result<StdioSer
     let inherit_env = present(object, "inherit_env")
         .map(|v| ctx.boolean(at, "inherit_env", v))
         .transpose()?
-        .unwrap_or(true);
+        .unwrap_or(false);
     let stdout_log = present(object, "stdout_log")
         .map(|v| stdout_log(ctx, &format!("{at}.stdout_log"), v))
         .transpose()?;

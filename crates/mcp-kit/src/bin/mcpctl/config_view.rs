@@ -148,8 +148,8 @@ pub(crate) fn human(view: &Value) -> String {
                     }
                 };
                 let mut details = format!("env_keys: {}", list(server.get("env_keys")));
-                if server["inherit_env"] == json!(false) {
-                    details.push_str("; inherit_env: false");
+                if server["inherit_env"] == json!(true) {
+                    details.push_str("; inherit_env: true");
                 }
                 if let Some(log) = server["stdout_log"].get("path").and_then(Value::as_str) {
                     details.push_str(&format!("; stdout_log: {log}"));
