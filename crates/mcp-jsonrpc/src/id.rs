@@ -44,7 +44,7 @@ impl Id {
                 // Writing into a Vec cannot fail.
                 let _ = write!(out, "{n}");
             }
-            Id::String(s) => crate::message::write_json_string(out, s),
+            Id::String(s) => write_json_string(out, s),
         }
     }
 }
@@ -135,6 +135,12 @@ impl<'de> Deserialize<'de> for Id {
 
         deserializer.deserialize_any(IdVisitor)
     }
+}
+
+/// Writes `s` as a JSON string literal.
+pub(crate) fn write_json_string(out: &mut Vec<u8>, s: &str) {
+    // Serializing a str into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 #[cfg(test)]
