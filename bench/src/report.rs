@@ -406,7 +406,7 @@ more input is already buffered. Each client completes the `initialize` handshake
 version 2025-11-25, the newest one with a handshake, for both), then sends `tools/call` with \
 `{\"name\":\"echo\",\"arguments\":{\"message\":\"hello world\"}}`; every answer is decoded \
 and its text checked, and a wrong answer aborts the run. mcp-jsonrpc sends through \
-`ClientHandle::request_raw` with a `Serialize` struct and decodes the raw result into a small \
+`PeerHandle::request_raw` with a `Serialize` struct and decodes the raw result into a small \
 borrowing struct; rmcp goes through `RunningService::call_tool`, which builds and decodes its \
 typed model. \"N in flight\" means N tasks that each loop request → check → request on one \
 shared connection. The tokio runtime is multi-threaded with one worker per CPU (in the pinned \

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_jsonrpc::{Client, ClientHandle, SpawnOptions};
+use mcp_jsonrpc::{Peer, PeerHandle, SpawnOptions};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientConfig, JsonObject, ProtocolVersion};
 use rmcp::service::{RoleClient, RunningService};
@@ -25,7 +25,7 @@ const PROTOCOL_VERSION: &str = "2025-11-25";
 /// Which client implementation drives the echo child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Implementation {
-    /// `mcp_jsonrpc::Client::spawn`.
+    /// `mcp_jsonrpc::Peer::spawn`.
     Ours,
     /// rmcp's client over `TokioChildProcess`.
     Rmcp,
@@ -72,8 +72,8 @@ struct TextBlockView<'a> {
 /// A connected client of either implementation, shareable between tasks.
 enum Connection {
     Ours {
-        client: Client,
-        handle: ClientHandle,
+        client: Peer,
+        handle: PeerHandle,
     },
     Rmcp {
         service: RunningService<RoleClient, ClientConfig>,
@@ -87,7 +87,7 @@ impl Connection {
     async fn open(implementation: Implementation, child: &ChildCommand) -> Result<Self, String> {
         match implementation {
             Implementation::Ours => {
-                let client = Client::spawn_with_options(
+                let client = Peer::spawn_with_options(
                     &child.program,
                     &child.args,
                     SpawnOptions::default(),

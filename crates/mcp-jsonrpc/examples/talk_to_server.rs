@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use mcp_jsonrpc::{Client, IncomingRequest, StreamableHttpOptions};
+use mcp_jsonrpc::{IncomingRequest, Peer, StreamableHttpOptions};
 use serde_json::{Value, json};
 
 #[tokio::main]
@@ -24,9 +24,9 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut client = match args.first().map(String::as_str) {
-        Some("stdio") if args.len() >= 2 => Client::spawn(&args[1], &args[2..]).await?,
+        Some("stdio") if args.len() >= 2 => Peer::spawn(&args[1], &args[2..]).await?,
         Some("http") if args.len() == 2 => {
-            Client::connect_streamable_http_with_options(
+            Peer::connect_streamable_http_with_options(
                 &args[1],
                 StreamableHttpOptions {
                     request_timeout: Some(Duration::from_secs(30)),

@@ -56,7 +56,7 @@ pub enum Error {
     #[error("stdout log: {0}")]
     StdoutLog(String),
 
-    /// [`Client::wait_with_timeout`](crate::Client::wait_with_timeout) ran out of time.
+    /// [`Peer::wait_with_timeout`](crate::Peer::wait_with_timeout) ran out of time.
     #[error("timed out after {0:?} waiting for the child process to exit")]
     WaitTimeout(Duration),
 
@@ -66,7 +66,7 @@ pub enum Error {
 }
 
 impl Error {
-    /// True when this is the timeout of [`Client::wait_with_timeout`](crate::Client::wait_with_timeout).
+    /// True when this is the timeout of [`Peer::wait_with_timeout`](crate::Peer::wait_with_timeout).
     pub fn is_wait_timeout(&self) -> bool {
         matches!(self, Error::WaitTimeout(_))
     }

@@ -1,10 +1,12 @@
-//! Size-limited framing of newline-delimited messages, for any transport that reads JSON lines
-//! (the client transports here, and servers reading stdin).
+//! Newline-delimited messages, for both sides of any transport that carries JSON lines (the
+//! client's stream transports, a server's stdio): [`LineReader`] reads them within a size
+//! limit, [`LineWriter`] writes them, coalescing what is queued.
 
 use std::io;
 use std::ops::Range;
 
-use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
 
 use crate::scan::MemberScanner;
 pub use crate::scan::Oversized;
@@ -151,6 +153,73 @@ impl LineReader {
             let grown = (self.buf.len() * 2).clamp(READ_CHUNK, cap.max(self.end + READ_CHUNK));
             self.buf.resize(grown, 0);
         }
+    }
+}
+
+/// The writer coalesces queued messages into writes of up to this size.
+const MAX_WRITE_BATCH: usize = 256 * 1024;
+
+/// Something queued for a [`LineWriter`]: the line to write (without its `\n`), or `None` for
+/// an item that is not written (a signal meant for another transport).
+pub trait AsLine {
+    /// The line.
+    fn line(&self) -> Option<&[u8]>;
+}
+
+impl AsLine for Vec<u8> {
+    fn line(&self) -> Option<&[u8]> {
+        Some(self)
+    }
+}
+
+/// Writes messages as lines: each followed by `\n`, those already queued coalesced into one
+/// write (up to 256 KiB), then one flush — one system call per burst, not per message.
+#[derive(Debug)]
+pub struct LineWriter<W> {
+    write: W,
+    buf: Vec<u8>,
+}
+
+impl<W: AsyncWrite + Unpin> LineWriter<W> {
+    /// A writer on `write`.
+    pub fn new(write: W) -> Self {
+        Self {
+            write,
+            buf: Vec::with_capacity(16 * 1024),
+        }
+    }
+
+    /// Writes `first` and whatever `queue` already holds, then flushes.
+    pub async fn write_queued<M: AsLine>(
+        &mut self,
+        first: M,
+        queue: &mut mpsc::Receiver<M>,
+    ) -> io::Result<()> {
+        self.buf.clear();
+        let mut next = Some(first);
+        while let Some(item) = next.take() {
+            if let Some(line) = item.line() {
+                self.buf.extend_from_slice(line);
+                self.buf.push(b'\n');
+            }
+            if self.buf.len() < MAX_WRITE_BATCH {
+                next = queue.try_recv().ok();
+            }
+        }
+        if !self.buf.is_empty() {
+            self.write.write_all(&self.buf).await?;
+            self.write.flush().await?;
+        }
+        if self.buf.capacity() > MAX_WRITE_BATCH * 4 {
+            self.buf = Vec::with_capacity(16 * 1024);
+        }
+        Ok(())
+    }
+
+    /// Flushes and shuts the stream down (the reader sees end of file).
+    pub async fn shutdown(&mut self) -> io::Result<()> {
+        self.write.flush().await?;
+        self.write.shutdown().await
     }
 }
 

@@ -1,16 +1,30 @@
-//! Requests that the peer sends to us, and how they are answered.
+//! Requests that the peer sends to us, and how they are answered: through [`Replies`], which
+//! the connection implements (this layer sits below it).
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
+use parking_lot::Mutex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::message::{self, params_as};
-use crate::peer::{ClientHandle, Frame, Shared, lock};
 use crate::{Error, ErrorObject, Id};
+
+/// Where the answers to the peer's requests go.
+pub(crate) trait Replies: Send + Sync {
+    /// Queues an encoded response, waiting for room.
+    fn send_response(
+        self: Arc<Self>,
+        bytes: Vec<u8>,
+    ) -> Pin<Box<dyn Future<Output = Result<(), Error>> + Send>>;
+    /// Queues an encoded response without waiting (dropped and counted when there is no room).
+    fn send_now(self: Arc<Self>, bytes: Vec<u8>);
+}
 
 /// A request from the peer (server→client), which must be answered exactly once.
 ///
@@ -29,10 +43,17 @@ pub struct IncomingRequest {
     reply: Option<ReplyTo>,
 }
 
-#[derive(Debug)]
 pub(crate) struct ReplyTo {
-    pub(crate) shared: Arc<Shared>,
+    pub(crate) sink: Arc<dyn Replies>,
     pub(crate) batch: Option<(Arc<BatchReplies>, usize)>,
+}
+
+impl std::fmt::Debug for ReplyTo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplyTo")
+            .field("batch", &self.batch)
+            .finish_non_exhaustive()
+    }
 }
 
 impl IncomingRequest {
@@ -53,13 +74,6 @@ impl IncomingRequest {
     /// The parameters as a [`Value`] (`Value::Null` when absent).
     pub fn params_value(&self) -> Value {
         self.params_as().unwrap_or(Value::Null)
-    }
-
-    /// A handle to the connection the request came from.
-    pub fn client(&self) -> Option<ClientHandle> {
-        self.reply.as_ref().map(|r| ClientHandle {
-            shared: r.shared.clone(),
-        })
     }
 
     /// Answers with a result.
@@ -94,10 +108,10 @@ impl IncomingRequest {
         };
         match reply.batch {
             Some((batch, index)) => match batch.fill(index, bytes) {
-                Some(array) => reply.shared.send_response(array).await,
+                Some(array) => reply.sink.send_response(array).await,
                 None => Ok(()),
             },
-            None => reply.shared.send_response(bytes).await,
+            None => reply.sink.send_response(bytes).await,
         }
     }
 
@@ -114,10 +128,8 @@ impl IncomingRequest {
         let mut bytes = Vec::with_capacity(128);
         message::encode_error(&mut bytes, Some(&self.id), error);
         match reply.batch {
-            Some((batch, index)) => batch.fill_now(&reply.shared, index, bytes),
-            None => {
-                reply.shared.send_now(Frame::response(bytes));
-            }
+            Some((batch, index)) => batch.fill_now(reply.sink, index, bytes),
+            None => reply.sink.send_now(bytes),
         }
     }
 }
@@ -150,7 +162,7 @@ impl BatchReplies {
 
     /// Stores one answer; returns the encoded array once the last one is in.
     fn fill(&self, index: usize, bytes: Vec<u8>) -> Option<Vec<u8>> {
-        let mut parts = lock(&self.parts);
+        let mut parts = self.parts.lock();
         if let Some(part) = parts.get_mut(index) {
             *part = Some(bytes);
         }
@@ -169,9 +181,9 @@ impl BatchReplies {
         Some(array)
     }
 
-    pub(crate) fn fill_now(&self, shared: &Arc<Shared>, index: usize, bytes: Vec<u8>) {
+    pub(crate) fn fill_now(&self, sink: Arc<dyn Replies>, index: usize, bytes: Vec<u8>) {
         if let Some(array) = self.fill(index, bytes) {
-            shared.send_now(Frame::response(array));
+            sink.send_now(array);
         }
     }
 }

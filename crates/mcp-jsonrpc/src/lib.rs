@@ -7,15 +7,15 @@
 //!
 //! # A connection
 //!
-//! [`Client`] is one connection. Requests may be sent concurrently from any task (through a
-//! cloned [`ClientHandle`]); they are matched to their responses by id, and writes are
+//! [`Peer`] is one connection. Requests may be sent concurrently from any task (through a
+//! cloned [`PeerHandle`]); they are matched to their responses by id, and writes are
 //! serialized so messages never interleave. What the peer sends on its own lands in two
-//! bounded queues: [`Client::take_requests`] (each [`IncomingRequest`] must be answered; when
+//! bounded queues: [`Peer::take_requests`] (each [`IncomingRequest`] must be answered; when
 //! the queue is full the peer gets `-32000 client overloaded` at once) and
-//! [`Client::take_notifications`] (dropped and counted when full).
+//! [`Peer::take_notifications`] (dropped and counted when full).
 //!
 //! ```
-//! use mcp_jsonrpc::Client;
+//! use mcp_jsonrpc::Peer;
 //! use serde_json::json;
 //! use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 //!
@@ -34,7 +34,7 @@
 //!     }
 //! });
 //!
-//! let client = Client::connect_io(read, write).await?;
+//! let client = Peer::connect_io(read, write).await?;
 //! let result = client.request("echo", Some(json!({ "hello": "world" }))).await?;
 //! assert_eq!(result, json!({ "hello": "world" }));
 //! # Ok(())
@@ -45,16 +45,16 @@
 //!
 //! | constructor | transport |
 //! |---|---|
-//! | [`Client::spawn`], [`Client::spawn_with_options`], [`Client::spawn_command`] | a child process's stdin/stdout, one message per line; stderr inherited; killed on drop; the baseline environment unless `inherit_env: true` |
-//! | [`Client::connect_unix`] | a unix domain socket, one message per line |
-//! | [`Client::connect_io`] | any `AsyncRead` + `AsyncWrite`, one message per line |
-//! | [`Client::connect_streamable_http`] and the `_with_options` / `_split_with_options` variants | streamable HTTP: POST per message, JSON or SSE answers, `mcp-session-id`, GET SSE stream, `Last-Event-ID` resumption, no redirects or system proxy by default |
+//! | [`Peer::spawn`], [`Peer::spawn_with_options`], [`Peer::spawn_command`] | a child process's stdin/stdout, one message per line; stderr inherited; killed on drop; the baseline environment unless `inherit_env: true` |
+//! | [`Peer::connect_unix`] | a unix domain socket, one message per line |
+//! | [`Peer::connect_io`] | any `AsyncRead` + `AsyncWrite`, one message per line |
+//! | [`Peer::connect_streamable_http`] and the `_with_options` / `_split_with_options` variants | streamable HTTP: POST per message, JSON or SSE answers, `mcp-session-id`, GET SSE stream, `Last-Event-ID` resumption, no redirects or system proxy by default |
 //!
 //! # Limits and hostile peers
 //!
 //! [`Limits`] bounds every inbound message (`max_message_bytes`, per line or per SSE event;
 //! a larger one is discarded as it streams in and fails only the request it answered) and
-//! both inbound queues. Lines that are not JSON are skipped (counted in [`ClientStats`]), a
+//! both inbound queues. Lines that are not JSON are skipped (counted in [`PeerStats`]), a
 //! response to an unknown id is ignored, an invalid request is answered `-32600`, a batch is
 //! answered with one array, a request dropped without an answer is answered `-32603`, and a
 //! peer that disappears fails every pending request at once with [`Error::Closed`]. Dropping
@@ -62,34 +62,60 @@
 //!
 //! # Child processes
 //!
-//! [`Client::wait`] closes stdin and waits for the child; [`Client::wait_with_timeout`]
+//! [`Peer::wait`] closes stdin and waits for the child; [`Peer::wait_with_timeout`]
 //! bounds that wait and then either returns [`Error::WaitTimeout`] (the child can be taken
-//! with [`Client::take_child`]) or kills it ([`WaitOnTimeout::Kill`]). A [`StdoutLog`]
+//! with [`Peer::take_child`]) or kills it ([`WaitOnTimeout::Kill`]). A [`StdoutLog`]
 //! records every line the child printed, rotating files by size.
 //!
 //! # Features
 //!
-//! - `client` (default): the peer and the stream transports (tokio).
+//! - `io`: what both sides of a connection need, a server too — [`framing`] (reading and
+//!   writing JSON lines) and [`pending`] (requests awaiting their answers); tokio.
+//! - `client` (default, with `io`): the peer and the stream transports.
 //! - `http` (default): the streamable HTTP transport (reqwest with rustls).
 //!
-//! Without default features only the message model ([`message`], [`Id`], [`ErrorObject`]) and
-//! the SSE parser ([`sse`]) remain, with no I/O dependency.
+//! Without default features only the message model ([`message`], [`Id`], [`ErrorObject`]),
+//! the SSE parser ([`sse`]) and the header checks ([`is_header_name`]) remain, with no I/O
+//! dependency.
 //!
 //! The crate targets unix platforms (it uses `O_NOFOLLOW` and unix sockets).
+
+// Module layers, bottom up; a module imports only modules on lower lines:
+//
+//   id, token, members, scan      leaves: ids, header tokens, repeated members, the id scan
+//   message                       the message model, parsing and encoding
+//   sse                           the SSE parser
+//   framing, pending              (feature io) lines in and out; requests awaiting answers
+//   error, options, stdout_log    (feature client) errors, connection options, the stdout log
+//   incoming                      requests from the peer, answered through `Replies`
+//   connection                    one connection's core: ids, pending table, inbound
+//                                 dispatch and queues, the outbound path, `Transport`
+//   handle                        PeerHandle and PendingRequest, over the core
+//   stream, http                  transports feeding the core (stream: lines; http: POST/SSE)
+//   peer                          Peer: the constructors of every transport
 
 mod id;
 mod members;
 pub mod message;
+mod scan;
+pub mod sse;
+mod token;
 
 pub use id::Id;
 pub use message::{ErrorObject, Message, Notification, error_codes};
+pub use token::{is_header_name, is_header_value};
+
+#[cfg(feature = "io")]
+pub mod framing;
+#[cfg(feature = "io")]
+pub mod pending;
 
 #[cfg(feature = "client")]
-mod client;
+mod connection;
 #[cfg(feature = "client")]
 mod error;
 #[cfg(feature = "client")]
-pub mod framing;
+mod handle;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "client")]
@@ -98,17 +124,17 @@ mod incoming;
 mod options;
 #[cfg(feature = "client")]
 mod peer;
-mod scan;
-pub mod sse;
 #[cfg(feature = "client")]
 mod stdout_log;
 #[cfg(feature = "client")]
 mod stream;
 
 #[cfg(feature = "client")]
-pub use client::{Client, WaitOnTimeout};
+pub use connection::PeerStats;
 #[cfg(feature = "client")]
 pub use error::Error;
+#[cfg(feature = "client")]
+pub use handle::{PeerHandle, PendingRequest};
 #[cfg(feature = "http")]
 pub use http::{StreamableHttpOptions, redact_url};
 #[cfg(feature = "client")]
@@ -116,4 +142,4 @@ pub use incoming::IncomingRequest;
 #[cfg(feature = "client")]
 pub use options::{BASELINE_ENV_VARS, Limits, SpawnOptions, StderrMode, StdoutLog};
 #[cfg(feature = "client")]
-pub use peer::{ClientHandle, ClientStats, PendingRequest, is_header_name};
+pub use peer::{Peer, WaitOnTimeout};

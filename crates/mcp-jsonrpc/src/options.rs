@@ -9,12 +9,12 @@ pub struct Limits {
     /// The largest message accepted from the peer, in bytes: one line on stdio and unix
     /// sockets, the accumulated `data` of one SSE event or one JSON body on streamable HTTP.
     /// A larger message is discarded as it streams in (never buffered whole), counted in
-    /// [`ClientStats::oversized_messages`](crate::ClientStats), and when it can be attributed
+    /// [`PeerStats::oversized_messages`](crate::PeerStats), and when it can be attributed
     /// to a pending request, that request fails with [`Error::MessageTooLarge`](crate::Error).
     /// Default: 16 MiB.
     pub max_message_bytes: usize,
     /// Capacity of the queue of server→client notifications. When it is full, new
-    /// notifications are dropped and counted ([`ClientStats::notifications_dropped`](crate::ClientStats)).
+    /// notifications are dropped and counted ([`PeerStats::notifications_dropped`](crate::PeerStats)).
     /// Default: 1024.
     pub notifications_capacity: usize,
     /// Capacity of the queue of server→client requests. When it is full, a new request is
@@ -90,7 +90,7 @@ pub struct SpawnOptions {
     pub inherit_env: bool,
     /// Working directory of the child (default: this process's).
     pub cwd: Option<PathBuf>,
-    /// Kill the child when the [`Client`](crate::Client) is dropped (default `true`).
+    /// Kill the child when the [`Peer`](crate::Peer) is dropped (default `true`).
     pub kill_on_drop: bool,
     /// Where the child's stderr goes (default: inherited).
     pub stderr: StderrMode,

@@ -4,18 +4,16 @@ use std::future::Future;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, watch};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+use tokio::sync::mpsc;
 
 use crate::Limits;
-use crate::framing::{LineEvent, LineReader};
-use crate::peer::{Frame, InboundReceivers, OUTBOUND_QUEUE, Outbound, Shared};
+use crate::connection::{Frame, InboundReceivers, OUTBOUND_QUEUE, Outbound, Shared};
+use crate::framing::{LineEvent, LineReader, LineWriter};
 use crate::stdout_log::StdoutLogWriter;
 
 /// How long queued messages may take to drain once the connection is closed.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
-/// The writer coalesces queued frames into writes of up to this size.
-const MAX_WRITE_BATCH: usize = 256 * 1024;
 
 /// What the reader does with the peer's output once the connection is closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,12 +40,7 @@ where
 {
     let (tx, rx) = mpsc::channel(OUTBOUND_QUEUE);
     let (shared, receivers) = Shared::new(Outbound::Stream(tx), limits);
-    tokio::spawn(write_loop(
-        write,
-        rx,
-        Arc::downgrade(&shared),
-        shared.closed_signal(),
-    ));
+    tokio::spawn(write_loop(write, rx, Arc::downgrade(&shared)));
     tokio::spawn(read_loop(read, shared.clone(), log, after_close));
     (shared, receivers)
 }
@@ -59,12 +52,11 @@ async fn read_loop<R: AsyncRead + Unpin>(
     after_close: AfterClose,
 ) {
     let mut lines = LineReader::new(shared.limits.max_message_bytes);
-    let mut closed = shared.closed_signal();
     loop {
         let event = tokio::select! {
             biased;
             event = lines.next(&mut read) => event,
-            _ = closed.wait_for(|c| *c) => break,
+            () = shared.closed() => break,
         };
         match event {
             Ok(LineEvent::Line(range)) => {
@@ -97,12 +89,14 @@ async fn read_loop<R: AsyncRead + Unpin>(
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(
-    mut write: W,
+    write: W,
     mut rx: mpsc::Receiver<Frame>,
     shared: Weak<Shared>,
-    mut closed: watch::Receiver<bool>,
 ) {
-    let mut buf = Vec::with_capacity(16 * 1024);
+    let mut writer = LineWriter::new(write);
+    let Some(closed) = shared.upgrade().map(|s| s.closed_token()) else {
+        return;
+    };
     let mut closing = false;
     loop {
         let first = if closing {
@@ -117,32 +111,13 @@ async fn write_loop<W: AsyncWrite + Unpin>(
                     Some(frame) => frame,
                     None => break,
                 },
-                _ = closed.wait_for(|c| *c) => {
+                () = closed.cancelled() => {
                     closing = true;
                     continue;
                 }
             }
         };
-        buf.clear();
-        buf.extend_from_slice(&first.bytes);
-        buf.push(b'\n');
-        while buf.len() < MAX_WRITE_BATCH {
-            match rx.try_recv() {
-                Ok(frame) => {
-                    buf.extend_from_slice(&frame.bytes);
-                    buf.push(b'\n');
-                }
-                Err(_) => break,
-            }
-        }
-        let written = within_grace(
-            async {
-                write.write_all(&buf).await?;
-                write.flush().await
-            },
-            &mut closed,
-        )
-        .await;
+        let written = within_grace(writer.write_queued(first, &mut rx), &closed).await;
         match written {
             Some(Ok(())) => {}
             Some(Err(e)) => {
@@ -153,20 +128,20 @@ async fn write_loop<W: AsyncWrite + Unpin>(
             }
             None => return,
         }
-        if buf.capacity() > MAX_WRITE_BATCH * 4 {
-            buf = Vec::with_capacity(16 * 1024);
-        }
     }
-    let _ = tokio::time::timeout(CLOSE_GRACE, write.shutdown()).await;
+    let _ = tokio::time::timeout(CLOSE_GRACE, writer.shutdown()).await;
 }
 
 /// Runs `fut` to completion, but gives it only [`CLOSE_GRACE`] once the connection closes.
-async fn within_grace<F: Future>(fut: F, closed: &mut watch::Receiver<bool>) -> Option<F::Output> {
+async fn within_grace<F: Future>(
+    fut: F,
+    closed: &tokio_util::sync::CancellationToken,
+) -> Option<F::Output> {
     tokio::pin!(fut);
     tokio::select! {
         biased;
         out = &mut fut => return Some(out),
-        _ = closed.wait_for(|c| *c) => {}
+        () = closed.cancelled() => {}
     }
     tokio::time::timeout(CLOSE_GRACE, fut).await.ok()
 }

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mcp_jsonrpc::{Client, Error, Limits, SpawnOptions};
+use mcp_jsonrpc::{Error, Limits, Peer, SpawnOptions};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
@@ -32,7 +32,7 @@ fn status_bytes(field: &str) -> u64 {
 async fn memory_stays_bounded_against_hostile_peers() {
     let (ours, theirs) = UnixStream::pair().unwrap();
     let (read, write) = ours.into_split();
-    let mut client = Client::connect_io_with_options(
+    let mut client = Peer::connect_io_with_options(
         read,
         write,
         SpawnOptions {

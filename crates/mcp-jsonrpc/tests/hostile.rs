@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_jsonrpc::{Client, Error, Limits, SpawnOptions, WaitOnTimeout};
+use mcp_jsonrpc::{Error, Limits, Peer, SpawnOptions, WaitOnTimeout};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::UnixStream;
@@ -12,12 +12,12 @@ use tokio::time::timeout;
 const LIMIT: Duration = Duration::from_secs(10);
 
 /// The far end of a socket pair, played by the test.
-struct Peer {
+struct FakePeer {
     lines: Lines<BufReader<OwnedReadHalf>>,
     write: OwnedWriteHalf,
 }
 
-impl Peer {
+impl FakePeer {
     async fn recv(&mut self) -> Value {
         let line = timeout(LIMIT, self.lines.next_line())
             .await
@@ -39,10 +39,10 @@ impl Peer {
     }
 }
 
-async fn pair(limits: Limits) -> (Client, Peer) {
+async fn pair(limits: Limits) -> (Peer, FakePeer) {
     let (ours, theirs) = UnixStream::pair().expect("socketpair");
     let (read, write) = ours.into_split();
-    let client = Client::connect_io_with_options(
+    let client = Peer::connect_io_with_options(
         read,
         write,
         SpawnOptions {
@@ -55,7 +55,7 @@ async fn pair(limits: Limits) -> (Client, Peer) {
     let (read, write) = theirs.into_split();
     (
         client,
-        Peer {
+        FakePeer {
             lines: BufReader::new(read).lines(),
             write,
         },
@@ -232,7 +232,7 @@ async fn an_oversized_request_from_the_peer_is_answered_not_left_hanging() {
 #[tokio::test]
 async fn a_peer_that_dies_mid_request_fails_every_pending_request_promptly() {
     // A real child: reads one line, then exits without answering.
-    let mut client = Client::spawn("sh", &["-c", "read line; exit 3"])
+    let mut client = Peer::spawn("sh", &["-c", "read line; exit 3"])
         .await
         .expect("spawn sh");
     let calls: Vec<_> = (0..5)
@@ -261,7 +261,7 @@ async fn a_peer_that_dies_mid_request_fails_every_pending_request_promptly() {
 
 #[tokio::test]
 async fn a_peer_that_never_answers_is_bounded_by_the_callers_timeout() {
-    let client = Client::spawn("sh", &["-c", "cat > /dev/null"])
+    let client = Peer::spawn("sh", &["-c", "cat > /dev/null"])
         .await
         .expect("spawn");
     let outcome = timeout(Duration::from_millis(300), client.request("ping", None)).await;
@@ -447,7 +447,7 @@ async fn concurrent_writes_never_interleave() {
 #[tokio::test]
 async fn wait_with_timeout_returns_an_error_or_kills() {
     // `sleep` never reads stdin, so closing it does not end the child.
-    let mut client = Client::spawn("sleep", &["30"]).await.expect("spawn");
+    let mut client = Peer::spawn("sleep", &["30"]).await.expect("spawn");
     let error = client
         .wait_with_timeout(Duration::from_millis(200), WaitOnTimeout::ReturnError)
         .await
@@ -460,7 +460,7 @@ async fn wait_with_timeout_returns_an_error_or_kills() {
     );
     child.kill().await.unwrap();
 
-    let mut client = Client::spawn("sleep", &["30"]).await.expect("spawn");
+    let mut client = Peer::spawn("sleep", &["30"]).await.expect("spawn");
     let started = Instant::now();
     let status = client
         .wait_with_timeout(
@@ -483,7 +483,7 @@ async fn wait_with_timeout_returns_an_error_or_kills() {
 async fn child_output(options: SpawnOptions, script: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("out.log");
-    let mut client = Client::spawn_with_options(
+    let mut client = Peer::spawn_with_options(
         "sh",
         &["-c", script],
         SpawnOptions {
@@ -553,14 +553,14 @@ async fn environment_and_working_directory() {
 
 #[tokio::test]
 async fn spawn_failures_are_clear() {
-    let error = Client::spawn("/definitely/not/a/program", &[] as &[&str])
+    let error = Peer::spawn("/definitely/not/a/program", &[] as &[&str])
         .await
         .expect_err("missing program");
     assert!(
         error.to_string().contains("/definitely/not/a/program"),
         "{error}"
     );
-    let error = Client::spawn("", &[] as &[&str])
+    let error = Peer::spawn("", &[] as &[&str])
         .await
         .expect_err("empty program");
     assert!(matches!(error, Error::InvalidArgument(_)), "{error}");
@@ -583,7 +583,7 @@ async fn unix_socket_transport() {
             write.write_all(&reply).await.unwrap();
         }
     });
-    let client = Client::connect_unix(&path).await.expect("connect");
+    let client = Peer::connect_unix(&path).await.expect("connect");
     let echoed = client
         .request("echo", Some(json!({ "x": [1, 2, 3] })))
         .await
@@ -594,7 +594,7 @@ async fn unix_socket_transport() {
         .await
         .expect("the server sees end of file")
         .unwrap();
-    let error = Client::connect_unix(dir.path().join("missing.sock"))
+    let error = Peer::connect_unix(dir.path().join("missing.sock"))
         .await
         .expect_err("no socket");
     assert!(error.to_string().contains("missing.sock"), "{error}");

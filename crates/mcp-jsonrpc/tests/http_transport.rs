@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_jsonrpc::{Client, Error, ErrorObject, Limits, SpawnOptions, StreamableHttpOptions};
+use mcp_jsonrpc::{Error, ErrorObject, Limits, Peer, SpawnOptions, StreamableHttpOptions};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
@@ -82,7 +82,7 @@ async fn recv<T>(what: &str, rx: &mut mpsc::UnboundedReceiver<T>) -> T {
         .unwrap_or_else(|| panic!("{what}: channel closed"))
 }
 
-async fn request_ok(client: &Client, method: &str) -> Value {
+async fn request_ok(client: &Peer, method: &str) -> Value {
     within(method, client.request(method, Some(json!({}))))
         .await
         .unwrap_or_else(|e| panic!("{method}: {e}"))
@@ -510,7 +510,7 @@ async fn get_refusals_that_are_not_tolerated_fail_the_connect() {
     for path in ["/500", "/json"] {
         let outcome = within(
             "connect",
-            Client::connect_streamable_http_with_options(
+            Peer::connect_streamable_http_with_options(
                 &server.url(path),
                 http_options(),
                 SpawnOptions::default(),
@@ -1080,7 +1080,7 @@ async fn connect_timeout_fails_a_connect_to_a_silent_server() {
     let started = Instant::now();
     let outcome = within(
         "connect",
-        Client::connect_streamable_http_with_options(
+        Peer::connect_streamable_http_with_options(
             &format!("http://{addr}/mcp"),
             StreamableHttpOptions {
                 connect_timeout: Some(Duration::from_millis(300)),
@@ -1330,7 +1330,7 @@ async fn connection_refused_is_bridged() {
     .await;
     let client = within(
         "connect",
-        Client::connect_streamable_http_split_with_options(
+        Peer::connect_streamable_http_split_with_options(
             &server.url("/mcp"),
             &format!("http://{dead}/mcp"),
             http_options(),
@@ -1346,7 +1346,7 @@ async fn connection_refused_is_bridged() {
 
     let outcome = within(
         "connect",
-        Client::connect_streamable_http_with_options(
+        Peer::connect_streamable_http_with_options(
             &format!("http://{dead}/mcp"),
             http_options(),
             SpawnOptions::default(),
@@ -1369,7 +1369,7 @@ fn session_server() -> impl Fn(Req) -> std::future::Ready<Resp> + Send + Sync + 
     }
 }
 
-/// `Client::close()` ends the session with a `DELETE` carrying the session id (and the extra
+/// `Peer::close()` ends the session with a `DELETE` carrying the session id (and the extra
 /// headers); pending requests fail with `Error::Closed`.
 #[tokio::test]
 async fn close_sends_delete_with_the_session_id() {
@@ -1400,7 +1400,7 @@ async fn close_sends_delete_with_the_session_id() {
     assert_eq!(server.count(|r| r.method == "DELETE"), 1);
 }
 
-/// Dropping the `Client` ends the session too (best effort, in the background).
+/// Dropping the `Peer` ends the session too (best effort, in the background).
 #[tokio::test]
 async fn dropping_the_client_sends_delete() {
     init_tracing();
@@ -1443,7 +1443,7 @@ async fn split_urls_get_the_first_and_post_the_second() {
     .await;
     let mut client = within(
         "connect",
-        Client::connect_streamable_http_split_with_options(
+        Peer::connect_streamable_http_split_with_options(
             &server.url("/events"),
             &server.url("/rpc"),
             http_options(),
@@ -1527,7 +1527,7 @@ async fn messages_over_max_message_bytes_fail_their_request_only() {
     .await;
     let mut client = within(
         "connect",
-        Client::connect_streamable_http_with_options(
+        Peer::connect_streamable_http_with_options(
             &server.url("/mcp"),
             http_options(),
             SpawnOptions {
@@ -1602,7 +1602,7 @@ async fn invalid_urls_and_headers_fail_at_connect() {
     for (url, expected, options) in cases {
         let outcome = within(
             "connect",
-            Client::connect_streamable_http_with_options(url, options, SpawnOptions::default()),
+            Peer::connect_streamable_http_with_options(url, options, SpawnOptions::default()),
         )
         .await;
         match outcome {
@@ -1614,7 +1614,7 @@ async fn invalid_urls_and_headers_fail_at_connect() {
     }
     let outcome = within(
         "connect",
-        Client::connect_streamable_http_split_with_options(
+        Peer::connect_streamable_http_split_with_options(
             "http://127.0.0.1:1/sse",
             "ws://127.0.0.1:1/mcp",
             StreamableHttpOptions::default(),
@@ -1767,7 +1767,7 @@ async fn a_stream_broken_inside_an_oversized_event_names_the_limit() {
     .await;
     let client = within(
         "connect",
-        Client::connect_streamable_http_with_options(
+        Peer::connect_streamable_http_with_options(
             &server.url("/mcp"),
             http_options(),
             SpawnOptions {
@@ -1807,7 +1807,7 @@ async fn connection_errors_do_not_show_the_url_s_secrets() {
     let port = closed.local_addr().unwrap().port();
     drop(closed);
     let url = format!("http://user:hunter2@127.0.0.1:{port}/mcp?token=s3cret&x=1");
-    let shown = match Client::connect_streamable_http_with_options(
+    let shown = match Peer::connect_streamable_http_with_options(
         &url,
         http_options(),
         SpawnOptions::default(),

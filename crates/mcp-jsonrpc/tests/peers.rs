@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mcp_jsonrpc::{Client, IncomingRequest, Notification, SpawnOptions, StreamableHttpOptions};
+use mcp_jsonrpc::{IncomingRequest, Notification, Peer, SpawnOptions, StreamableHttpOptions};
 use mcp_test_support as support;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -27,7 +27,7 @@ fn texts(result: &Value) -> Vec<String> {
         .collect()
 }
 
-async fn initialize(client: &Client, capabilities: Value) -> Value {
+async fn initialize(client: &Peer, capabilities: Value) -> Value {
     let init = step(
         "initialize",
         client.request(
@@ -79,7 +79,7 @@ fn roots_answer() -> Value {
 
 /// The common scenario over any transport: handshake, list, two calls, and the server's own
 /// `roots/list` request answered (the server confirms it with a log notification).
-async fn everything_scenario(mut client: Client) {
+async fn everything_scenario(mut client: Peer) {
     let mut requests = client.take_requests().expect("requests");
     let mut notifications = client.take_notifications().expect("notifications");
 
@@ -244,7 +244,7 @@ where
 async fn everything_server_over_stdio() {
     let mut command = support::node_command();
     command.arg(support::everything_js()).arg("stdio");
-    let client = Client::spawn_command(command, SpawnOptions::default())
+    let client = Peer::spawn_command(command, SpawnOptions::default())
         .await
         .expect("spawn the everything server");
     everything_scenario(client).await;
@@ -253,7 +253,7 @@ async fn everything_server_over_stdio() {
 #[tokio::test]
 async fn everything_server_over_streamable_http() {
     let server = support::start_everything_http().await;
-    let client = Client::connect_streamable_http_with_options(
+    let client = Peer::connect_streamable_http_with_options(
         &server.url,
         StreamableHttpOptions {
             request_timeout: Some(STEP),
@@ -281,7 +281,7 @@ fn python_server() -> tokio::process::Command {
 
 #[tokio::test]
 async fn python_sdk_server_over_stdio_initialize_era() {
-    let mut client = Client::spawn_command(python_server(), SpawnOptions::default())
+    let mut client = Peer::spawn_command(python_server(), SpawnOptions::default())
         .await
         .expect("spawn the Python server");
     let init = initialize(&client, json!({})).await;
@@ -332,7 +332,7 @@ async fn python_sdk_server_over_stdio_initialize_era() {
 
 #[tokio::test]
 async fn python_sdk_server_over_stdio_stateless_era() {
-    let client = Client::spawn_command(python_server(), SpawnOptions::default())
+    let client = Peer::spawn_command(python_server(), SpawnOptions::default())
         .await
         .expect("spawn the Python server");
     let meta = json!({

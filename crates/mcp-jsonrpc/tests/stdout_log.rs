@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_jsonrpc::{Client, Error, SpawnOptions, StdoutLog};
+use mcp_jsonrpc::{Error, Peer, SpawnOptions, StdoutLog};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -15,7 +15,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 async fn run_printer(log: StdoutLog, count: usize) {
     let script =
         format!("i=1; while [ $i -le {count} ]; do echo '{{\"n\":'$i'}}'; i=$((i+1)); done");
-    let mut client = Client::spawn_with_options(
+    let mut client = Peer::spawn_with_options(
         "sh",
         &["-c", &script],
         SpawnOptions {
@@ -146,7 +146,7 @@ async fn numbering_continues_after_the_highest_existing_part_and_retention_keeps
 }
 
 async fn open_error(path: PathBuf) -> Error {
-    Client::spawn_with_options(
+    Peer::spawn_with_options(
         "true",
         &[] as &[&str],
         SpawnOptions {
@@ -214,7 +214,7 @@ async fn a_write_failure_disables_the_log_once_and_the_connection_goes_on() {
     let logs = dir.path().join("logs");
     let (ours, theirs) = tokio::net::UnixStream::pair().unwrap();
     let (read, write) = ours.into_split();
-    let client = Client::connect_io_with_options(
+    let client = Peer::connect_io_with_options(
         read,
         write,
         SpawnOptions {

@@ -81,7 +81,7 @@ async fn main() -> anyhow::Result<()> {
     // the server sees end of file and exits. (Dropping the manager would kill it instead.)
     if let Some(mut session) = manager.take_session("self") {
         let status = session
-            .client_mut()
+            .peer_mut()
             .wait_with_timeout(
                 Duration::from_secs(5),
                 mcp_jsonrpc::WaitOnTimeout::Kill {

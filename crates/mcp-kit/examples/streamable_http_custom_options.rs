@@ -1,5 +1,5 @@
 //! Your own streamable HTTP connection (network options, limits) under `mcp-kit`'s session
-//! handling: build an [`mcp_jsonrpc::Client`] yourself, then attach it with
+//! handling: build an [`mcp_jsonrpc::Peer`] yourself, then attach it with
 //! [`Manager::connect_jsonrpc`].
 //!
 //! ```text
@@ -26,7 +26,7 @@ mod common;
 
 use std::time::Duration;
 
-use mcp_jsonrpc::{Client, Limits, SpawnOptions, StreamableHttpOptions};
+use mcp_jsonrpc::{Limits, Peer, SpawnOptions, StreamableHttpOptions};
 use mcp_kit::Manager;
 
 const USAGE: &str = "usage: streamable_http_custom_options [--connect-timeout-ms MS] \
@@ -85,7 +85,7 @@ async fn main() -> anyhow::Result<()> {
 
     // The JSON-RPC connection, with our options. `SpawnOptions` carries the limits (and a
     // stdout log if wanted) for every transport, not only for spawned processes.
-    let client = Client::connect_streamable_http_split_with_options(
+    let client = Peer::connect_streamable_http_split_with_options(
         &sse_url,
         &http_url,
         http,

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use mcp_jsonrpc::{Client, SpawnOptions, StdoutLog, StreamableHttpOptions};
+use mcp_jsonrpc::{Peer, SpawnOptions, StdoutLog, StreamableHttpOptions};
 
 use crate::config::{ServerConfig, StdioServer, StdoutLogConfig, StreamableHttpServer};
 use crate::security::{self, TrustMode, UntrustedStreamableHttpPolicy};
@@ -21,7 +21,7 @@ pub(crate) struct ConnectPolicy {
 
 /// An open connection and whether it is streamable HTTP.
 pub(crate) struct Opened {
-    pub(crate) client: Client,
+    pub(crate) client: Peer,
     pub(crate) http: bool,
 }
 
@@ -56,7 +56,7 @@ pub(crate) async fn open(
     match resolved {
         ServerConfig::Stdio(stdio) => {
             let (program, options) = spawn_options(policy, server, &stdio, root)?;
-            let client = Client::spawn_with_options(&program, &stdio.argv[1..], options)
+            let client = Peer::spawn_with_options(&program, &stdio.argv[1..], options)
                 .await
                 .map_err(connection_error)?;
             Ok(Opened {
@@ -66,9 +66,7 @@ pub(crate) async fn open(
         }
         ServerConfig::Unix(unix) => {
             let path = root.join(&unix.unix_path);
-            let client = Client::connect_unix(&path)
-                .await
-                .map_err(connection_error)?;
+            let client = Peer::connect_unix(&path).await.map_err(connection_error)?;
             Ok(Opened {
                 client,
                 http: false,
@@ -80,7 +78,7 @@ pub(crate) async fn open(
                 request_timeout: Some(policy.timeout),
                 ..Default::default()
             };
-            let client = Client::connect_streamable_http_split_with_options(
+            let client = Peer::connect_streamable_http_split_with_options(
                 http.urls.sse_url(),
                 http.urls.http_url(),
                 options,

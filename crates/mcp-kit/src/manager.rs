@@ -279,7 +279,7 @@ impl Manager {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let client = mcp_jsonrpc::Client::connect_io(read, write)
+        let client = mcp_jsonrpc::Peer::connect_io(read, write)
             .await
             .map_err(|source| Error::Connection {
                 server: server.to_owned(),
@@ -293,7 +293,7 @@ impl Manager {
     pub async fn connect_jsonrpc(
         &mut self,
         server: &str,
-        client: mcp_jsonrpc::Client,
+        client: mcp_jsonrpc::Peer,
     ) -> Result<(), Error> {
         let session = self.connect_jsonrpc_session(server, client).await?;
         self.sessions.insert(server.to_owned(), session);
@@ -304,7 +304,7 @@ impl Manager {
     pub async fn connect_jsonrpc_session(
         &self,
         server: &str,
-        client: mcp_jsonrpc::Client,
+        client: mcp_jsonrpc::Peer,
     ) -> Result<Session, Error> {
         let http = client.handle().is_streamable_http();
         Session::establish(server, client, http, &self.settings()).await

@@ -340,7 +340,7 @@ async fn scenario(mut manager: Manager, mut observed: Observed, config: Config) 
     let mut session = manager.take_session(s).expect("session");
     assert!(!manager.is_connected(s));
     let status = session
-        .client_mut()
+        .peer_mut()
         .wait_with_timeout(
             Duration::from_secs(5),
             mcp_jsonrpc::WaitOnTimeout::Kill {

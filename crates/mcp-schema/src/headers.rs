@@ -226,7 +226,7 @@ fn declaration(
     if name.is_empty() {
         return invalid(format!("x-mcp-header of {at} is empty"));
     }
-    if !is_token(name) {
+    if !mcp_jsonrpc::is_header_name(name) {
         return invalid(format!(
             "x-mcp-header `{}` of {at} is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~)",
             name.escape_default()
@@ -248,14 +248,6 @@ fn declaration(
         path: path.to_vec(),
         kind,
     })
-}
-
-/// RFC 9110 `token`: one or more `tchar`.
-fn is_token(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 impl ParamHeader {

@@ -19,7 +19,8 @@
 //               sessions their server back (they hold it type-erased, being below it)
 //   dispatch    one request: envelope, era, typed routing, input rounds, result stamping
 //   transport   stdio, streamable HTTP, WebSocket, and the ops endpoints: bytes to dispatch
-//   config, signals   what binaries use to configure and run a server
+//   signals     SIGINT/SIGTERM for a graceful shutdown
+//   config      what binaries use to configure and run a server
 
 pub mod auth;
 #[cfg(feature = "config")]
@@ -29,8 +30,6 @@ mod dispatch;
 mod error;
 mod metrics;
 pub mod middleware;
-#[cfg(feature = "http")]
-mod ops;
 mod registry;
 mod server;
 mod session;

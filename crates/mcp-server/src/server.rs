@@ -104,16 +104,6 @@ impl ServerBuilder {
         self
     }
 
-    /// Applies a deployment's configuration: its limits
-    /// ([`ServerConfig::server_options`](crate::ServerConfig::server_options)) and, when it says
-    /// so, metrics. Serve it with [`Server::serve_config`].
-    #[cfg(feature = "config")]
-    pub fn config(mut self, config: &crate::ServerConfig) -> Self {
-        self.options = config.server_options();
-        self.metrics |= config.metrics;
-        self
-    }
-
     /// Adds a tool with a typed handler (see [`ToolDef::new`]).
     pub fn tool<A, R, F, Fut>(
         self,

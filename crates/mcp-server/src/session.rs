@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use mcp_jsonrpc::message::{Notification, Response, encode_notification, encode_request};
+use mcp_jsonrpc::pending::PendingRequests;
 use mcp_jsonrpc::{ErrorObject, Id, Message};
 use mcp_schema::{
     ClientCapabilities, ClientNotification, Implementation, LoggingLevel, McpNotification,
@@ -23,7 +24,7 @@ use mcp_schema::{
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -31,6 +32,9 @@ use crate::auth::Principal;
 use crate::error::Error;
 use crate::metrics::Metrics;
 use crate::shared::Shared;
+
+/// Why requests to the client fail once it can send nothing more.
+const SESSION_ENDED: &str = "session ended";
 
 /// What goes out to the client on an [`Outlet`].
 #[derive(Debug)]
@@ -59,7 +63,8 @@ pub(crate) struct Negotiated {
     pub(crate) initialized: bool,
 }
 
-type ReplySlot = oneshot::Sender<Result<Value, ErrorObject>>;
+/// What the client answered to a request of ours; `None` when the session ended first.
+type ClientAnswer = Option<Result<Value, ErrorObject>>;
 
 pub(crate) struct Session {
     pub(crate) id: Option<Arc<str>>,
@@ -73,7 +78,9 @@ pub(crate) struct Session {
     pub(crate) server: Box<dyn Any + Send + Sync>,
     negotiated: Mutex<Negotiated>,
     in_flight: Mutex<HashMap<Id, CancellationToken>>,
-    awaiting_client: Mutex<HashMap<Id, ReplySlot>>,
+    /// Requests sent to the client, awaiting its answer (closed once the client can send
+    /// nothing more).
+    awaiting_client: PendingRequests<Id, ClientAnswer>,
     next_id: AtomicI64,
     push: Mutex<Option<Push>>,
     pub(crate) subscriptions: Mutex<HashSet<String>>,
@@ -100,6 +107,15 @@ impl Push {
             m.gauge("mcp_active_connections", 1.0);
         }
         Self { forwarder, metrics }
+    }
+}
+
+impl mcp_jsonrpc::framing::AsLine for Outbound {
+    fn line(&self) -> Option<&[u8]> {
+        match self {
+            Outbound::Message(message) => Some(message),
+            Outbound::Poll { .. } => None,
+        }
     }
 }
 
@@ -151,7 +167,7 @@ impl Session {
             server,
             negotiated: Mutex::default(),
             in_flight: Mutex::default(),
-            awaiting_client: Mutex::default(),
+            awaiting_client: PendingRequests::new(),
             next_id: AtomicI64::new(0),
             push: Mutex::new(None),
             subscriptions: Mutex::default(),
@@ -255,15 +271,13 @@ impl Session {
             tracing::debug!("the client answered with an error for an unreadable request id");
             return;
         };
-        let Some(slot) = self.awaiting_client.lock().remove(&id) else {
-            tracing::debug!(%id, "a response to no request of ours");
-            return;
-        };
         let outcome = response.outcome.and_then(|raw| {
             serde_json::from_str(raw.get())
                 .map_err(|e| ErrorObject::internal_error(format!("unreadable result: {e}")))
         });
-        let _ = slot.send(outcome);
+        if !self.awaiting_client.complete(&id, Some(outcome)) {
+            tracing::debug!(%id, "a response to no request of ours");
+        }
     }
 
     /// Sends a request to the client on `outlet` and waits for its answer (stateful era).
@@ -278,14 +292,16 @@ impl Session {
             "srv-{}",
             self.next_id.fetch_add(1, Ordering::Relaxed)
         ));
-        let (tx, rx) = oneshot::channel();
-        self.awaiting_client.lock().insert(id.clone(), tx);
         let mut out = Vec::new();
         encode_request(&mut out, &id, method, Some(params))
             .map_err(|e| Error::msg(format!("{method} params do not serialize: {e}")))?;
-        let forget = || {
-            self.awaiting_client.lock().remove(&id);
-        };
+        let rx = self.awaiting_client.insert(id.clone()).map_err(|closed| {
+            Error::msg(format!(
+                "could not send {method} to the client: {}",
+                closed.0
+            ))
+        })?;
+        let forget = || self.awaiting_client.abandon(&id);
         if outlet.send(Outbound::Message(out)).await.is_err() {
             forget();
             return Err(Error::msg(format!(
@@ -295,9 +311,9 @@ impl Session {
         let timeout = self.shared.options.client_request_timeout;
         tokio::select! {
             answer = rx => match answer {
-                Ok(Ok(value)) => Ok(value),
-                Ok(Err(e)) => Err(Error::msg(format!("the client refused {method}: {} ({})", e.message, e.code))),
-                Err(_) => Err(Error::msg(format!("the session ended before the client answered {method}"))),
+                Ok(Some(Ok(value))) => Ok(value),
+                Ok(Some(Err(e))) => Err(Error::msg(format!("the client refused {method}: {} ({})", e.message, e.code))),
+                Ok(None) | Err(_) => Err(Error::msg(format!("the {SESSION_ENDED} before the client answered {method}"))),
             },
             _ = cancel.cancelled() => {
                 forget();
@@ -314,7 +330,13 @@ impl Session {
     /// requests waiting for the client's answer fail; other requests run to completion.
     pub(crate) fn input_closed(&self) {
         self.ending.cancel();
-        self.awaiting_client.lock().clear();
+        self.close_awaiting_client();
+    }
+
+    /// Fails every request waiting on the client, and refuses new ones.
+    fn close_awaiting_client(&self) {
+        self.awaiting_client
+            .close(std::sync::Arc::from(SESSION_ENDED), |_| None);
     }
 
     /// Completes once [`Session::input_closed`] or [`Session::close`] was called.
@@ -328,7 +350,7 @@ impl Session {
         for (_, cancel) in self.in_flight.lock().drain() {
             cancel.cancel();
         }
-        self.awaiting_client.lock().clear();
+        self.close_awaiting_client();
         *self.push.lock() = None;
     }
 }

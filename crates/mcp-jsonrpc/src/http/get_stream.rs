@@ -45,7 +45,7 @@ impl GetStream {
 impl HttpOutbound {
     /// Closes the GET stream, if open, and never opens it again.
     pub(super) fn stop_get_stream(&self) {
-        let mut get = lock(&self.get);
+        let mut get = self.get.lock();
         get.state = GetState::Disabled;
         if let Some(task) = get.task.take() {
             task.abort();
@@ -53,9 +53,9 @@ impl HttpOutbound {
     }
 
     pub(super) fn retry_get_stream(self: &Arc<Self>, trigger: Trigger) {
-        let session = lock(&self.session).clone();
+        let session = self.session.lock().clone();
         {
-            let mut get = lock(&self.get);
+            let mut get = self.get.lock();
             if get.state != GetState::NotOffered {
                 return;
             }
@@ -83,8 +83,8 @@ impl HttpOutbound {
     /// `Ok`; later attempts never fail the connection.
     pub(super) async fn open_get_stream(self: &Arc<Self>, trigger: Trigger) -> Result<(), Error> {
         let session = {
-            let session = lock(&self.session).clone();
-            let mut get = lock(&self.get);
+            let session = self.session.lock().clone();
+            let mut get = self.get.lock();
             if matches!(
                 get.state,
                 GetState::Open | GetState::Connecting | GetState::Disabled
@@ -100,7 +100,7 @@ impl HttpOutbound {
         };
         let sent = self.send_get(None).await;
         let set_state = |state| {
-            let mut get = lock(&self.get);
+            let mut get = self.get.lock();
             if get.state != GetState::Disabled {
                 get.state = state;
             }
@@ -119,7 +119,7 @@ impl HttpOutbound {
         self.note_session(&response);
         let status = response.status();
         if status.is_success() && is_event_stream(&response) {
-            let mut get = lock(&self.get);
+            let mut get = self.get.lock();
             if get.state == GetState::Disabled {
                 return Ok(());
             }
@@ -153,12 +153,11 @@ impl HttpOutbound {
     /// the connection otherwise, or when resuming keeps failing.
     pub(super) async fn run_get_stream(self: Arc<Self>, response: reqwest::Response) {
         let Some(shared) = self.shared() else { return };
-        let mut closed = shared.closed_signal();
         let reason = tokio::select! {
             reason = self.follow_get_stream(&shared, response) => reason,
-            _ = closed.wait_for(|c| *c) => return,
+            () = shared.closed() => return,
         };
-        lock(&self.get).state = GetState::Closed;
+        self.get.lock().state = GetState::Closed;
         shared.close(reason);
     }
 

@@ -4,7 +4,7 @@
 //! Behaviour, in the terms of the MCP transports page (2025-03-26 … 2026-07-28):
 //! - POST with `Content-Type: application/json` and `Accept: application/json, text/event-stream`.
 //! - `mcp-session-id` from any response is kept, updated when it changes, and sent on every
-//!   later request; `DELETE` ends the session on [`Client::close`](crate::Client::close).
+//!   later request; `DELETE` ends the session on [`Peer::close`](crate::Peer::close).
 //! - The GET stream is tried at connect; `405` (and, before a session exists, `400`/`404`) is
 //!   tolerated, and the GET is retried after a `202 Accepted` or when a session id first
 //!   appears. Once established, a GET stream that ends is resumed with `Last-Event-ID` when
@@ -38,16 +38,19 @@ use get_stream::{GetStream, Trigger};
 use streams::{StreamEnd, is_event_stream};
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
+
+use parking_lot::Mutex;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
 use serde_json::json;
 use tokio::sync::Semaphore;
 
-use crate::client::Client;
-use crate::peer::{Frame, FrameKind, Outbound, Shared, lock};
+use crate::connection::{
+    Frame, FrameKind, InboundReceivers, Outbound, Shared, Transport, TransportFuture,
+};
 use crate::sse::{SseEvent, SseParser};
 use crate::stdout_log::StdoutLogWriter;
 use crate::{Error, ErrorObject, Id, SpawnOptions, error_codes};
@@ -112,152 +115,132 @@ pub(crate) struct HttpOutbound {
     log: Option<Mutex<StdoutLogWriter>>,
 }
 
-impl Client {
-    /// Connects to a streamable HTTP MCP endpoint (one URL for GET and POST).
-    pub async fn connect_streamable_http(url: &str) -> Result<Self, Error> {
-        Self::connect_streamable_http_with_options(
-            url,
-            StreamableHttpOptions::default(),
-            SpawnOptions::default(),
-        )
-        .await
-    }
-
-    /// Connects with options. Of `options`, `limits` and `stdout_log` apply (the log records
-    /// every message received).
-    pub async fn connect_streamable_http_with_options(
-        url: &str,
-        http_options: StreamableHttpOptions,
-        options: SpawnOptions,
-    ) -> Result<Self, Error> {
-        Self::connect_streamable_http_split_with_options(url, url, http_options, options).await
-    }
-
-    /// Connects with separate URLs for the GET SSE stream and for POSTs.
-    pub async fn connect_streamable_http_split_with_options(
-        sse_url: &str,
-        http_url: &str,
-        http_options: StreamableHttpOptions,
-        options: SpawnOptions,
-    ) -> Result<Self, Error> {
-        let parse = |what: &str, url: &str| {
-            let shown = redact_url(url);
-            let parsed = Url::parse(url)
-                .map_err(|e| Error::Http(format!("invalid {what} `{shown}`: {e}")))?;
-            match parsed.scheme() {
-                "http" | "https" => Ok(parsed),
-                other => Err(Error::Http(format!(
-                    "{what} `{shown}` has scheme `{other}`; expected http or https"
-                ))),
-            }
-        };
-        let sse_url = parse("sse_url", sse_url)?;
-        let post_url = parse("http_url", http_url)?;
-        let mut headers = HeaderMap::new();
-        for (name, value) in &http_options.headers {
-            let name = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|e| Error::Http(format!("invalid header name `{name}`: {e}")))?;
-            let value = HeaderValue::from_str(value)
-                .map_err(|e| Error::Http(format!("invalid value for header `{name}`: {e}")))?;
-            headers.insert(name, value);
+/// Connects to a streamable HTTP endpoint: the connection core and its receiving ends.
+pub(crate) async fn connect(
+    sse_url: &str,
+    http_url: &str,
+    http_options: StreamableHttpOptions,
+    options: SpawnOptions,
+) -> Result<(Arc<Shared>, InboundReceivers), Error> {
+    let parse = |what: &str, url: &str| {
+        let shown = redact_url(url);
+        let parsed =
+            Url::parse(url).map_err(|e| Error::Http(format!("invalid {what} `{shown}`: {e}")))?;
+        match parsed.scheme() {
+            "http" | "https" => Ok(parsed),
+            other => Err(Error::Http(format!(
+                "{what} `{shown}` has scheme `{other}`; expected http or https"
+            ))),
         }
-        let mut builder = reqwest::Client::builder()
-            .no_proxy()
-            .tcp_nodelay(true)
-            .redirect(if http_options.follow_redirects {
-                reqwest::redirect::Policy::limited(10)
-            } else {
-                reqwest::redirect::Policy::none()
-            });
-        if let Some(timeout) = http_options.connect_timeout {
-            builder = builder.connect_timeout(timeout);
-        }
-        let http = builder
-            .build()
-            .map_err(|e| Error::Http(format!("cannot build the HTTP client: {e}")))?;
-        let log = options
-            .stdout_log
-            .as_ref()
-            .map(StdoutLogWriter::open)
-            .transpose()?
-            .map(Mutex::new);
-        let outbound = Arc::new(HttpOutbound {
-            http,
-            post_shown: redact_url(post_url.as_str()),
-            sse_shown: redact_url(sse_url.as_str()),
-            post_url,
-            sse_url,
-            connect_timeout: http_options.connect_timeout,
-            request_timeout: http_options.request_timeout,
-            max_message_bytes: options.limits.max_message_bytes,
-            headers: Mutex::new(headers),
-            session: Mutex::new(None),
-            get: Mutex::new(GetStream::new()),
-            detached: Arc::new(Semaphore::new(MAX_DETACHED_POSTS)),
-            shared: OnceLock::new(),
-            log,
+    };
+    let sse_url = parse("sse_url", sse_url)?;
+    let post_url = parse("http_url", http_url)?;
+    let mut headers = HeaderMap::new();
+    for (name, value) in &http_options.headers {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| Error::Http(format!("invalid header name `{name}`: {e}")))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|e| Error::Http(format!("invalid value for header `{name}`: {e}")))?;
+        headers.insert(name, value);
+    }
+    let mut builder = reqwest::Client::builder()
+        .no_proxy()
+        .tcp_nodelay(true)
+        .redirect(if http_options.follow_redirects {
+            reqwest::redirect::Policy::limited(10)
+        } else {
+            reqwest::redirect::Policy::none()
         });
-        let (shared, receivers) = Shared::new(Outbound::Http(outbound.clone()), options.limits);
-        let _ = outbound.shared.set(Arc::downgrade(&shared));
-        outbound.open_get_stream(Trigger::Connect).await?;
-        let mut client = Client::from_parts(shared, receivers, None);
-        client.http = Some(outbound);
-        Ok(client)
+    if let Some(timeout) = http_options.connect_timeout {
+        builder = builder.connect_timeout(timeout);
     }
+    let http = builder
+        .build()
+        .map_err(|e| Error::Http(format!("cannot build the HTTP client: {e}")))?;
+    let log = options
+        .stdout_log
+        .as_ref()
+        .map(StdoutLogWriter::open)
+        .transpose()?
+        .map(Mutex::new);
+    let outbound = Arc::new(HttpOutbound {
+        http,
+        post_shown: redact_url(post_url.as_str()),
+        sse_shown: redact_url(sse_url.as_str()),
+        post_url,
+        sse_url,
+        connect_timeout: http_options.connect_timeout,
+        request_timeout: http_options.request_timeout,
+        max_message_bytes: options.limits.max_message_bytes,
+        headers: Mutex::new(headers),
+        session: Mutex::new(None),
+        get: Mutex::new(GetStream::new()),
+        detached: Arc::new(Semaphore::new(MAX_DETACHED_POSTS)),
+        shared: OnceLock::new(),
+        log,
+    });
+    let transport = Arc::new(HttpTransport(outbound.clone()));
+    let (shared, receivers) = Shared::new(Outbound::Exchanges(transport), options.limits);
+    let _ = outbound.shared.set(Arc::downgrade(&shared));
+    outbound.open_get_stream(Trigger::Connect).await?;
+    Ok((shared, receivers))
 }
 
-impl crate::ClientHandle {
-    /// Sets a header sent with every later HTTP request of this connection (for example
-    /// `MCP-Protocol-Version` once negotiated). Fails on non-HTTP connections and for invalid
-    /// names or values.
-    pub fn set_http_header(&self, name: &str, value: &str) -> Result<(), Error> {
-        let Outbound::Http(http) = &self.shared.outbound_ref() else {
-            return Err(Error::InvalidArgument(
-                "set_http_header needs a streamable HTTP connection".into(),
-            ));
-        };
+/// The streamable HTTP transport as the connection sees it.
+struct HttpTransport(Arc<HttpOutbound>);
+
+impl Transport for HttpTransport {
+    fn send<'a>(
+        &'a self,
+        shared: &'a Arc<Shared>,
+        frame: Frame,
+    ) -> TransportFuture<'a, Result<(), Error>> {
+        Box::pin(self.0.send(shared, frame))
+    }
+
+    fn send_detached(&self, shared: &Arc<Shared>, frame: Frame) -> bool {
+        self.0.send_detached(shared, frame)
+    }
+
+    fn set_header(&self, name: &str, value: &str) -> Result<(), Error> {
         let name = HeaderName::from_bytes(name.as_bytes())
             .map_err(|e| Error::InvalidArgument(format!("invalid header name `{name}`: {e}")))?;
         let value = HeaderValue::from_str(value)
             .map_err(|e| Error::InvalidArgument(format!("invalid value for `{name}`: {e}")))?;
-        lock(&http.headers).insert(name, value);
+        self.0.headers.lock().insert(name, value);
         Ok(())
     }
 
-    /// Closes the GET SSE stream of a streamable HTTP connection and never reopens it. The
-    /// 2026-07-28 protocol has no GET stream; a client that negotiated it calls this so that a
-    /// stream the server happens to offer is neither held open nor fatal when it ends. No
-    /// effect on other transports.
-    pub fn stop_get_stream(&self) {
-        if let Outbound::Http(http) = self.shared.outbound_ref() {
-            http.stop_get_stream();
-        }
+    fn stop_server_stream(&self) {
+        self.0.stop_get_stream();
     }
 
-    /// True for a streamable HTTP connection.
-    pub fn is_streamable_http(&self) -> bool {
-        matches!(self.shared.outbound_ref(), Outbound::Http(_))
+    fn session_id(&self) -> Option<String> {
+        self.0
+            .session
+            .lock()
+            .as_ref()
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
     }
 
-    /// The `mcp-session-id` the server assigned, on a streamable HTTP connection.
-    pub fn session_id(&self) -> Option<String> {
-        match self.shared.outbound_ref() {
-            Outbound::Http(http) => lock(&http.session)
-                .as_ref()
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned),
-            _ => None,
-        }
+    fn end_session(&self) -> TransportFuture<'_, ()> {
+        Box::pin(self.0.end_session())
+    }
+
+    fn end_session_detached(&self) {
+        self.0.end_session_detached();
     }
 }
+
 impl HttpOutbound {
     fn shared(&self) -> Option<Arc<Shared>> {
         self.shared.get().and_then(Weak::upgrade)
     }
 
     fn request(&self, method: Method, url: &Url) -> reqwest::RequestBuilder {
-        let mut headers = lock(&self.headers).clone();
-        if let Some(session) = lock(&self.session).clone() {
+        let mut headers = self.headers.lock().clone();
+        if let Some(session) = self.session.lock().clone() {
             headers.insert(SESSION_HEADER, session);
         }
         self.http.request(method, url.clone()).headers(headers)
@@ -274,7 +257,7 @@ impl HttpOutbound {
             return;
         };
         let changed = {
-            let mut session = lock(&self.session);
+            let mut session = self.session.lock();
             if session.as_ref() == Some(value) {
                 false
             } else {
@@ -289,7 +272,7 @@ impl HttpOutbound {
 
     fn log(&self, bytes: &[u8]) {
         if let Some(log) = &self.log {
-            lock(log).write_line(bytes);
+            log.lock().write_line(bytes);
         }
     }
 
@@ -297,13 +280,13 @@ impl HttpOutbound {
 
     /// Ends the session with `DELETE` (best effort).
     pub(crate) async fn end_session(&self) {
-        let Some(session) = lock(&self.session).take() else {
+        let Some(session) = self.session.lock().take() else {
             return;
         };
         let request = self
             .http
             .request(Method::DELETE, self.post_url.clone())
-            .headers(lock(&self.headers).clone())
+            .headers(self.headers.lock().clone())
             .header(SESSION_HEADER, session)
             .timeout(DELETE_TIMEOUT);
         match request.send().await {
@@ -314,7 +297,7 @@ impl HttpOutbound {
 
     /// [`end_session`](Self::end_session) from a context that cannot wait.
     pub(crate) fn end_session_detached(self: &Arc<Self>) {
-        if lock(&self.session).is_none() {
+        if self.session.lock().is_none() {
             return;
         }
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {

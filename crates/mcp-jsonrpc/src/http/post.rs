@@ -10,7 +10,7 @@ pub(super) fn bridged(message: String, status: Option<StatusCode>, body: Option<
         data.insert("httpStatus".into(), json!(status.as_u16()));
     }
     if let Some(body) = body.filter(|b| !b.is_empty()) {
-        data.insert("body".into(), json!(crate::peer::preview(body)));
+        data.insert("body".into(), json!(crate::connection::preview(body)));
     }
     let mut error = ErrorObject::new(error_codes::SERVER_ERROR, message);
     if !data.is_empty() {
@@ -33,7 +33,7 @@ impl HttpOutbound {
                     frame.headers,
                     id,
                 ));
-                shared.set_abort(id, task.abort_handle());
+                shared.pending.attach(&id, task.abort_handle());
                 Ok(())
             }
             FrameKind::Notification | FrameKind::Response => {
@@ -106,7 +106,7 @@ impl HttpOutbound {
                 if body.is_empty() {
                     String::new()
                 } else {
-                    format!(": {}", crate::peer::preview(&body))
+                    format!(": {}", crate::connection::preview(&body))
                 }
             )));
         }
@@ -115,11 +115,10 @@ impl HttpOutbound {
             let this = self.clone();
             let shared = shared.clone();
             tokio::spawn(async move {
-                let mut closed = shared.closed_signal();
                 let mut parser = SseParser::new(this.max_message_bytes);
                 tokio::select! {
                     _ = this.pump(&shared, response, &mut parser, None) => {}
-                    _ = closed.wait_for(|c| *c) => {}
+                    () = shared.closed() => {}
                 }
             });
         } else if let Ok(body) = read_limited(response, self.max_message_bytes).await {
@@ -323,7 +322,7 @@ impl HttpOutbound {
 
     pub(super) fn status_message(&self, status: StatusCode) -> String {
         let mut message = format!("HTTP {status} from POST {}", self.post_shown);
-        if status == StatusCode::NOT_FOUND && lock(&self.session).is_some() {
+        if status == StatusCode::NOT_FOUND && self.session.lock().is_some() {
             message.push_str(" (the server no longer knows this session: it expired or was deleted; reconnect to start a new one)");
         } else if status.is_redirection() {
             message.push_str(" (redirects are not followed unless follow_redirects is set)");

@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn single(text: &str) -> Result<Message, InvalidMessage> {

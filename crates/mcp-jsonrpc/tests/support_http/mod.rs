@@ -19,7 +19,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_jsonrpc::{Client, SpawnOptions, StreamableHttpOptions};
+use mcp_jsonrpc::{Peer, SpawnOptions, StreamableHttpOptions};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -272,15 +272,15 @@ pub fn http_options() -> StreamableHttpOptions {
 }
 
 /// Connects with [`http_options`], failing the test on error.
-pub async fn connect(url: &str) -> Client {
+pub async fn connect(url: &str) -> Peer {
     connect_with(url, http_options()).await
 }
 
 /// Connects with the given options, failing the test on error.
-pub async fn connect_with(url: &str, options: StreamableHttpOptions) -> Client {
+pub async fn connect_with(url: &str, options: StreamableHttpOptions) -> Peer {
     within(
         "connect",
-        Client::connect_streamable_http_with_options(url, options, SpawnOptions::default()),
+        Peer::connect_streamable_http_with_options(url, options, SpawnOptions::default()),
     )
     .await
     .unwrap_or_else(|e| panic!("connect to {url}: {e}"))

@@ -10,7 +10,7 @@
 //! `-32601 Method not found` — which is how `mcp-kit`'s automatic negotiation learns that it
 //! must fall back from the 2026-07-28 era to `initialize`.
 //!
-//! It is written on `mcp_jsonrpc::Client`, which is a bidirectional JSON-RPC peer: what the
+//! It is written on `mcp_jsonrpc::Peer`, which is a bidirectional JSON-RPC peer: what the
 //! other side sends arrives on `take_requests()`, so the same type can play the server's part.
 
 // Every example uses a different part of this module.
@@ -19,7 +19,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_jsonrpc::{Client, ClientHandle, ErrorObject};
+use mcp_jsonrpc::{ErrorObject, Peer, PeerHandle};
 use mcp_kit::mcp::{CallToolResult, ContentBlock, Tool};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -34,7 +34,7 @@ pub(crate) struct ServerRequest {
     /// The params (`null` when absent).
     pub(crate) params: Value,
     /// The connection it came from: lets a handler send its own requests to the client.
-    pub(crate) peer: ClientHandle,
+    pub(crate) peer: PeerHandle,
 }
 
 /// The definitions `tools/list` returns.
@@ -149,7 +149,7 @@ where
     F: Fn(ServerRequest) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
 {
-    let mut connection = Client::connect_io(read, write).await?;
+    let mut connection = Peer::connect_io(read, write).await?;
     let mut requests = connection
         .take_requests()
         .expect("a new connection still has its request queue");

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use mcp_jsonrpc::{Client, ClientHandle};
+use mcp_jsonrpc::{Peer, PeerHandle};
 use mcp_schema::{Era, McpNotification, McpRequest};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -105,7 +105,7 @@ struct Routes {
 /// What the session and its dispatch tasks share.
 struct Shared {
     server: String,
-    handle: ClientHandle,
+    handle: PeerHandle,
     http: bool,
     handlers: Handlers,
     routes: Mutex<Routes>,
@@ -127,7 +127,7 @@ impl Shared {
 /// retried transparently.
 pub struct Session {
     shared: Arc<Shared>,
-    client: Client,
+    client: Peer,
     negotiated: Negotiated,
     client_info: Value,
     capabilities: Value,
@@ -150,7 +150,7 @@ impl Session {
     /// Takes over a JSON-RPC connection and performs the handshake.
     pub(crate) async fn establish(
         server: &str,
-        mut client: Client,
+        mut client: Peer,
         http: bool,
         settings: &SessionSettings,
     ) -> Result<Session, Error> {
@@ -237,12 +237,12 @@ impl Session {
     }
 
     /// The underlying JSON-RPC connection.
-    pub fn client(&self) -> &Client {
+    pub fn peer(&self) -> &Peer {
         &self.client
     }
 
     /// The underlying JSON-RPC connection, mutably (to wait for or take a child process).
-    pub fn client_mut(&mut self) -> &mut Client {
+    pub fn peer_mut(&mut self) -> &mut Peer {
         &mut self.client
     }
 

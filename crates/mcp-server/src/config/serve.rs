@@ -3,7 +3,21 @@
 use std::io;
 
 use super::ServerConfig;
-use crate::{HttpServer, Server};
+use crate::{HttpServer, Server, ServerBuilder};
+
+impl ServerBuilder {
+    /// Applies a deployment's configuration: its limits
+    /// ([`ServerConfig::server_options`]) and, when it says so, metrics. Serve the server
+    /// with [`Server::serve_config`].
+    pub fn config(self, config: &ServerConfig) -> Self {
+        let builder = self.options(config.server_options());
+        if config.metrics {
+            builder.metrics()
+        } else {
+            builder
+        }
+    }
+}
 
 impl Server {
     /// Binds [`ServerConfig::bind_address`] with [`ServerConfig::http_options`] (HTTPS when

@@ -3,8 +3,8 @@
 use std::io;
 
 use mcp_jsonrpc::ErrorObject;
-use mcp_jsonrpc::framing::{LineEvent, LineReader};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use mcp_jsonrpc::framing::{LineEvent, LineReader, LineWriter};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
 use super::connection::Connection;
@@ -98,20 +98,10 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     write: W,
     mut rx: mpsc::Receiver<Outbound>,
 ) -> io::Result<()> {
-    let mut out = BufWriter::with_capacity(64 * 1024, write);
+    // Poll requests, which only streamable HTTP understands, are not lines: skipped.
+    let mut writer = LineWriter::new(write);
     while let Some(first) = rx.recv().await {
-        // Coalesce what is already queued into one write, then flush. Poll requests, which
-        // only streamable HTTP understands, are dropped.
-        let mut next = Some(first);
-        while let Some(outbound) = next {
-            if let Outbound::Message(mut message) = outbound {
-                message.push(b'\n');
-                out.write_all(&message).await?;
-            }
-            next = rx.try_recv().ok();
-        }
-        out.flush().await?;
+        writer.write_queued(first, &mut rx).await?;
     }
-    out.flush().await?;
-    out.shutdown().await.or(Ok(()))
+    writer.shutdown().await.or(Ok(()))
 }

@@ -225,7 +225,7 @@ fn complete_params(args: &CompleteArgs) -> anyhow::Result<CompleteRequestParams>
 /// before it is killed; a streamable HTTP session is ended with `DELETE`.
 async fn shut_down(mut session: Session) {
     let outcome = session
-        .client_mut()
+        .peer_mut()
         .wait_with_timeout(
             EXIT_GRACE,
             mcp_jsonrpc::WaitOnTimeout::Kill {

@@ -20,6 +20,7 @@
 mod auth;
 mod get;
 mod headers;
+mod ops;
 mod options;
 mod post;
 mod reply;
@@ -286,7 +287,7 @@ fn build_with(
             // clients as /mcp: they are authenticated like it. /health stays open to probes.
             Router::new()
                 .route("/metrics", axum::routing::get(metrics))
-                .merge(crate::ops::routes(server, &sessions, &options, {
+                .merge(ops::routes(server, &sessions, &options, {
                     let shared = shared.clone();
                     move |parts: &Parts| refuse_foreign(&shared, parts)
                 }))
