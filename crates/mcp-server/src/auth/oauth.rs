@@ -2,7 +2,9 @@
 //! server's JWKS.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::JwkSet;
@@ -100,19 +102,19 @@ impl JwtAuthenticator {
     }
 
     fn cached(&self) -> Arc<JwkSet> {
-        self.keys.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.keys.read().clone()
     }
 
     /// Fetches the JWKS again unless that happened less than the refetch interval ago.
     async fn refresh(&self) -> Result<(), AuthError> {
         let _one_at_a_time = self.fetching.lock().await;
         {
-            let last = self.last_fetch.lock().unwrap_or_else(|p| p.into_inner());
+            let last = self.last_fetch.lock();
             if last.is_some_and(|t| t.elapsed() < self.refetch_interval) {
                 return Ok(());
             }
         }
-        *self.last_fetch.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        *self.last_fetch.lock() = Some(Instant::now());
         let set: JwkSet = async {
             self.client
                 .get(&self.jwks_url)
@@ -127,7 +129,7 @@ impl JwtAuthenticator {
             tracing::warn!(url = %self.jwks_url, "fetching the JWKS failed: {e}");
             AuthError::Invalid("the issuer's signing keys could not be fetched".into())
         })?;
-        *self.keys.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(set);
+        *self.keys.write() = Arc::new(set);
         Ok(())
     }
 

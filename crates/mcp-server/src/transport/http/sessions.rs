@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Weak};
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use mcp_schema::ProtocolVersion;
@@ -13,10 +15,6 @@ use super::HttpOptions;
 use super::store::EventStore;
 use super::stream::{LiveStream, OUTLET_CAPACITY};
 use crate::session::{Outbound, Session};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// The live stateful sessions of an HTTP endpoint. Cheap to clone; all clones see the same
 /// sessions.
@@ -76,7 +74,7 @@ impl HttpSessions {
 
     /// How many sessions are alive.
     pub fn count(&self) -> usize {
-        lock(&self.inner.map).len()
+        self.inner.map.lock().len()
     }
 
     /// Waits until the number of live sessions satisfies `condition` (checked at once and
@@ -108,12 +106,12 @@ impl HttpSessions {
     /// Registers a new session and starts the idle sweep the first time.
     pub(super) fn insert(&self, session: Arc<HttpSession>) -> Result<(), Full> {
         {
-            let mut map = lock(&self.inner.map);
+            let mut map = self.inner.map.lock();
             if map.len() >= self.inner.max {
                 return Err(Full::Server(self.inner.max));
             }
             if let Some(client) = &session.client {
-                let mut per_client = lock(&self.inner.per_client);
+                let mut per_client = self.inner.per_client.lock();
                 let count = per_client.entry(client.clone()).or_default();
                 if *count >= self.inner.max_per_client {
                     return Err(Full::Client(self.inner.max_per_client));
@@ -131,13 +129,13 @@ impl HttpSessions {
 
     /// The session with this id.
     pub(super) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
-        lock(&self.inner.map).get(id).cloned()
+        self.inner.map.lock().get(id).cloned()
     }
 
     /// Removes and ends a session.
     pub(super) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
         let removed = {
-            let mut map = lock(&self.inner.map);
+            let mut map = self.inner.map.lock();
             let removed = map.remove(id);
             self.publish(&map);
             removed
@@ -152,7 +150,7 @@ impl HttpSessions {
     /// Shutdown, first step: the clients can send nothing more; requests waiting on them fail
     /// and the rest run to completion.
     pub(super) fn input_closed_all(&self) {
-        for s in lock(&self.inner.map).values() {
+        for s in self.inner.map.lock().values() {
             s.session.input_closed();
         }
     }
@@ -160,7 +158,7 @@ impl HttpSessions {
     /// Shutdown, last step: every session ends.
     pub(super) fn close_all(&self) {
         let all: Vec<_> = {
-            let mut map = lock(&self.inner.map);
+            let mut map = self.inner.map.lock();
             let all = map.drain().map(|(_, s)| s).collect();
             self.publish(&map);
             all
@@ -178,7 +176,7 @@ impl Registry {
         let Some(client) = &session.client else {
             return;
         };
-        let mut per_client = lock(&self.per_client);
+        let mut per_client = self.per_client.lock();
         if let Some(count) = per_client.get_mut(client) {
             *count -= 1;
             if *count == 0 {
@@ -200,7 +198,7 @@ async fn sweep(registry: Weak<Registry>) {
             return;
         };
         let expired: Vec<Arc<HttpSession>> = {
-            let mut map = lock(&registry.map);
+            let mut map = registry.map.lock();
             let before = map.len();
             let mut expired = Vec::new();
             map.retain(|_, s| {
@@ -267,7 +265,7 @@ impl HttpSession {
     pub(super) fn open_stream(&self, store: &Arc<dyn EventStore>) -> Arc<LiveStream> {
         let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let stream = LiveStream::new(self.id.clone(), id, store.clone());
-        let mut live = lock(&self.live);
+        let mut live = self.live.lock();
         if self.closed.load(Ordering::Acquire) {
             stream.finish();
         } else {
@@ -279,18 +277,18 @@ impl HttpSession {
     /// The stream is finished: resuming it replays from the store only.
     pub(super) fn stream_finished(&self, stream: &LiveStream) {
         stream.finish();
-        lock(&self.live).remove(&stream.id);
+        self.live.lock().remove(&stream.id);
     }
 
     pub(super) fn live_stream(&self, id: u64) -> Option<Arc<LiveStream>> {
-        lock(&self.live).get(&id).cloned()
+        self.live.lock().get(&id).cloned()
     }
 
     /// The GET stream, created on first use: from then on, messages unrelated to any request
     /// (list changes, resource updates) are sent on it until the session ends, kept for replay
     /// while no connection is attached.
     pub(super) fn standalone(&self, store: &Arc<dyn EventStore>) -> Arc<LiveStream> {
-        let mut live = lock(&self.live);
+        let mut live = self.live.lock();
         if let Some(s) = live.get(&STANDALONE) {
             return s.clone();
         }
@@ -322,7 +320,7 @@ impl HttpSession {
     fn close(&self, store: &Arc<dyn EventStore>) {
         self.session.close();
         let streams: Vec<_> = {
-            let mut live = lock(&self.live);
+            let mut live = self.live.lock();
             self.closed.store(true, Ordering::Release);
             live.drain().map(|(_, s)| s).collect()
         };

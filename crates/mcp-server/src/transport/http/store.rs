@@ -2,7 +2,9 @@
 //! resume a stream with `Last-Event-ID` (stateful era; 2026-07-28 streams are not resumable).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 
 /// Keeps the messages sent on the SSE streams of stateful sessions for replay.
 ///
@@ -70,7 +72,7 @@ impl MemoryEventStore {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<Arc<str>, SessionEvents>> {
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner())
+        self.sessions.lock()
     }
 
     /// How many events are kept in all (for tests and metrics).

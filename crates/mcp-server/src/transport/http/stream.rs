@@ -14,7 +14,9 @@
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::io::Write as _;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -32,10 +34,6 @@ pub(super) const OUTLET_CAPACITY: usize = 64;
 /// Events queued for one connection; a connection that falls this far behind is dropped (the
 /// client resumes with `Last-Event-ID` and loses nothing the store still holds).
 const SINK_CAPACITY: usize = 256;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// One SSE event: an optional id and one encoded message as its data.
 pub(super) fn event(id: Option<(u64, u64)>, message: &[u8]) -> Bytes {
@@ -166,7 +164,7 @@ impl LiveStream {
     /// connection that cannot take it (gone, or too far behind) is detached: its response
     /// ends, and the client can resume.
     pub(super) fn emit(&self, message: &[u8]) {
-        let mut state = lock(&self.state);
+        let mut state = self.state.lock();
         if state.finished {
             return;
         }
@@ -188,7 +186,7 @@ impl LiveStream {
     /// the priming event if asked, then the kept events after `after` (when resuming), then
     /// the live ones. A finished stream yields the replay and ends.
     pub(super) fn attach(&self, after: Option<u64>, prime: bool) -> mpsc::Receiver<Bytes> {
-        let mut state = lock(&self.state);
+        let mut state = self.state.lock();
         let replay = after
             .and_then(|after| self.store.replay(&self.session, self.id, after))
             .unwrap_or_default();
@@ -217,14 +215,14 @@ impl LiveStream {
     /// Ends the attached connection after telling the client to reconnect in `retry_ms`
     /// (polling); events keep being stored for its `Last-Event-ID`.
     pub(super) fn detach(&self, retry_ms: u64) {
-        if let Some(sink) = lock(&self.state).sink.take() {
+        if let Some(sink) = self.state.lock().sink.take() {
             let _ = sink.try_send(Bytes::from(format!("retry: {retry_ms}\n\n")));
         }
     }
 
     /// No more events: the attached connection's response ends.
     pub(super) fn finish(&self) {
-        let mut state = lock(&self.state);
+        let mut state = self.state.lock();
         state.finished = true;
         state.sink = None;
     }
