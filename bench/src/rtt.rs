@@ -87,13 +87,10 @@ impl Connection {
     async fn open(implementation: Implementation, child: &ChildCommand) -> Result<Self, String> {
         match implementation {
             Implementation::Ours => {
-                let client = Peer::spawn_with_options(
-                    &child.program,
-                    &child.args,
-                    SpawnOptions::default(),
-                )
-                .await
-                .map_err(|e| e.to_string())?;
+                let client =
+                    Peer::spawn_with_options(&child.program, &child.args, SpawnOptions::default())
+                        .await
+                        .map_err(|e| e.to_string())?;
                 let init = serde_json::json!({
                     "protocolVersion": PROTOCOL_VERSION,
                     "capabilities": {},

@@ -3,6 +3,7 @@
 //! relaxed just enough for a plain-HTTP endpoint on this machine.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -59,17 +60,19 @@ fn pinned_version(requested: Option<&str>) -> Option<String> {
     }
 }
 
-/// The manager: identity, timeout, pinned version, capabilities, roots, handlers, and a
+/// The manager over `config`, rooted at `root`: identity, timeout, pinned version, capabilities, roots, handlers, and a
 /// policy that admits `http://localhost:…` (the suite's servers) while keeping every other
 /// Untrusted rule.
-pub(crate) fn manager(invocation: &Invocation) -> Manager {
+pub(crate) fn manager(invocation: &Invocation, config: Config, root: PathBuf) -> Manager {
     let policy = UntrustedStreamableHttpPolicy {
         require_https: false,
         allow_localhost: true,
         allow_private_ips: true,
         ..UntrustedStreamableHttpPolicy::default()
     };
-    Manager::new(CLIENT_NAME, env!("CARGO_PKG_VERSION"), REQUEST_TIMEOUT)
+    Manager::new(config, root)
+        .with_client_info(CLIENT_NAME, env!("CARGO_PKG_VERSION"))
+        .with_timeout(REQUEST_TIMEOUT)
         .with_protocol_version(pinned_version(invocation.protocol_version.as_deref()))
         .with_capabilities(capabilities())
         .with_roots(roots())
@@ -95,11 +98,10 @@ pub(crate) fn config(url: &str) -> Config {
 
 /// Connects to the scenario's server and performs the handshake.
 pub(crate) async fn connect(invocation: &Invocation) -> anyhow::Result<Connected> {
-    let manager = manager(invocation);
-    let config = config(&invocation.url);
     let cwd = std::env::current_dir().context("the working directory")?;
+    let manager = manager(invocation, config(&invocation.url), cwd);
     let session = manager
-        .connect_session(&config, SERVER, &cwd)
+        .open(SERVER)
         .await
         .with_context(|| format!("connecting to {}", invocation.url))?;
     let negotiated = session.negotiated();

@@ -75,16 +75,13 @@ async fn main() -> anyhow::Result<()> {
 
     let root = std::env::current_dir()?;
     let config = Config::load(&root, None).await?;
-    let mut manager = Manager::from_config(
-        &config,
-        "client-with-policy",
-        "0.1.0",
-        Duration::from_secs(30),
-    )
-    .with_trust_mode(options.trust)
-    .with_untrusted_streamable_http_policy(options.policy);
+    let manager = Manager::new(config, root)
+        .with_client_info("client-with-policy", "0.1.0")
+        .with_timeout(Duration::from_secs(30))
+        .with_trust_mode(options.trust)
+        .with_untrusted_streamable_http_policy(options.policy);
 
-    match manager.list_tools(&config, &options.server, &root).await {
+    match manager.list_tools(&options.server).await {
         Ok(tools) => {
             common::print_tools(&tools);
             Ok(())

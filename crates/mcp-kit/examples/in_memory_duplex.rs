@@ -1,4 +1,4 @@
-//! [`Manager::connect_io`] over an in-memory pipe (`tokio::io::duplex`), with a server that asks
+//! [`Manager::open_io`] over an in-memory pipe (`tokio::io::duplex`), with a server that asks
 //! the client questions of its own: server→client requests and notifications.
 //!
 //! ```text
@@ -79,7 +79,10 @@ async fn main() -> anyhow::Result<()> {
     // What the server sends on its own is collected here and printed at the end.
     let (notes_tx, mut notes) = mpsc::unbounded_channel();
 
-    let mut manager = Manager::new("in-memory-duplex", "0.1.0", Duration::from_secs(10))
+    // No configuration: the connection is made here, not from an `mcp.json`.
+    let manager = Manager::default()
+        .with_client_info("in-memory-duplex", "0.1.0")
+        .with_timeout(Duration::from_secs(10))
         // Roots declare `capabilities.roots` and enable the built-in `roots/list` answer.
         .with_roots(vec![Root {
             uri: "file:///workspace/demo".into(),
@@ -110,21 +113,19 @@ async fn main() -> anyhow::Result<()> {
         }));
 
     let (read, write) = tokio::io::split(client_end);
-    manager.connect_io("scripted", read, write).await?;
-    println!(
-        "connected: {}",
-        manager.initialize_result("scripted").expect("connected")["serverInfo"]
-    );
+    // Cached under its name, the session serves `manager.<method>("scripted", …)`.
+    let session = manager.insert(manager.open_io("scripted", read, write).await?);
+    println!("connected: {}", session.initialize_result()["serverInfo"]);
 
     // A typed request: `ListToolsRequest` binds the method, its params and its result.
     let tools = manager
-        .request_typed_connected::<mcp_kit::mcp::ListToolsRequest>("scripted", None)
+        .request_typed::<mcp_kit::mcp::ListToolsRequest>("scripted", None)
         .await?;
     common::print_tools(&tools.tools);
 
     // The same request, raw: a method name and JSON params in, a JSON result out.
     let raw = manager
-        .request_connected(
+        .request(
             "scripted",
             "tools/call",
             Some(json!({ "name": "ask_client" })),

@@ -23,10 +23,11 @@ async fn main() -> anyhow::Result<()> {
     let root = std::env::current_dir()?;
     let config = Config::load(&root, None).await?;
 
-    let mut manager =
-        Manager::from_config(&config, "minimal-client", "0.1.0", Duration::from_secs(30));
+    let manager = Manager::new(config, root)
+        .with_client_info("minimal-client", "0.1.0")
+        .with_timeout(Duration::from_secs(30));
     // Connects on first use (policy check, connection, handshake), then follows every page.
-    let tools = manager.list_tools(&config, &server, &root).await?;
+    let tools = manager.list_tools(&server).await?;
 
     for tool in &tools {
         println!(

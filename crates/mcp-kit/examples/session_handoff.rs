@@ -7,11 +7,11 @@
 //!
 //! Two ways to get a session:
 //!
-//! 1. [`Manager::connect_io_session`]: connect over a reader/writer pair (here an in-memory
-//!    pipe to the tiny server of `common/mod.rs`) and get the session back, never cached;
-//! 2. [`Manager::connect_io`] caches the session under a name, and [`Manager::take_session`]
-//!    takes it out of the cache later (for configured servers, `get_or_connect_session` does
-//!    both in one call).
+//! 1. [`Manager::open_io`]: connect over a reader/writer pair (here an in-memory pipe to the
+//!    tiny server of `common/mod.rs`) and get the session back, never cached (for configured
+//!    servers, [`Manager::open`]);
+//! 2. [`Manager::insert`] caches a session under its name, and [`Manager::take_session`]
+//!    takes it out of the cache later.
 //!
 //! The session then moves into a task of a separate module. Its methods take `&self`, so one
 //! session can also be shared (`Arc<Session>`) by concurrent tasks.
@@ -85,16 +85,18 @@ fn pipe_to_server() -> (
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let mut manager = Manager::new("session-handoff", "0.1.0", Duration::from_secs(10));
+    let manager = Manager::default()
+        .with_client_info("session-handoff", "0.1.0")
+        .with_timeout(Duration::from_secs(10));
 
     // 1. A session that the manager never holds.
     let (read, write) = pipe_to_server();
-    let session: Session = manager.connect_io_session("worker", read, write).await?;
+    let session: Session = manager.open_io("worker", read, write).await?;
     tokio::spawn(tool_runner::run(session)).await??;
 
     // 2. A session cached by the manager, then taken out of it.
     let (read, write) = pipe_to_server();
-    manager.connect_io("cached", read, write).await?;
+    manager.insert(manager.open_io("cached", read, write).await?);
     println!("cached: {:?}", manager.connected_server_names());
     let session = manager
         .take_session("cached")

@@ -37,48 +37,45 @@ async fn main() -> anyhow::Result<()> {
 
     // The root is the child's working directory and the base of relative paths.
     let root = std::env::current_dir()?;
-    let mut manager = Manager::new("stdio-self-spawn", "0.1.0", Duration::from_secs(10))
+    let manager = Manager::new(config, root)
+        .with_client_info("stdio-self-spawn", "0.1.0")
+        .with_timeout(Duration::from_secs(10))
         .with_trust_mode(TrustMode::Trusted);
 
     // The first request connects: spawn, `server/discover` (answered -32601 by this old-era
     // server), then `initialize` + `notifications/initialized`.
-    let tools = manager.list_tools(&config, "self", &root).await?;
+    let tools = manager.list_tools("self").await?;
     common::print_tools(&tools);
 
-    let session = manager.get_or_connect(&config, "self", &root).await?;
+    // The cached session, shared: the manager and this `Arc` both hold it.
+    let session = manager.session("self").await?;
     println!(
         "negotiated protocol version {} with {}",
         session.protocol_version(),
         session.initialize_result()["serverInfo"]["name"]
     );
+    drop(session);
 
     let echo = manager
         .call_tool(
-            &config,
             "self",
             "echo",
             common::arguments(json!({ "message": "hello from the parent process" })),
-            &root,
         )
         .await?;
     println!("echo -> {}", common::result_text(&echo));
 
     let sum = manager
-        .call_tool(
-            &config,
-            "self",
-            "add",
-            common::arguments(json!({ "a": 2, "b": 40 })),
-            &root,
-        )
+        .call_tool("self", "add", common::arguments(json!({ "a": 2, "b": 40 })))
         .await?;
     println!("add(2, 40) -> {}", common::result_text(&sum));
 
-    manager.ping(&config, "self", &root).await?;
+    manager.ping("self").await?;
     println!("ping -> ok");
 
-    // Taking the session out of the manager and closing it ends the child: its stdin closes,
-    // the server sees end of file and exits. (Dropping the manager would kill it instead.)
+    // Taking the session out of the manager (no `Arc` of it is left) and closing it ends the
+    // child: its stdin closes, the server sees end of file and exits. (Dropping the manager
+    // would kill it instead.)
     if let Some(mut session) = manager.take_session("self") {
         let status = session
             .peer_mut()

@@ -1,6 +1,6 @@
 //! Your own streamable HTTP connection (network options, limits) under `mcp-kit`'s session
 //! handling: build an [`mcp_jsonrpc::Peer`] yourself, then attach it with
-//! [`Manager::connect_jsonrpc`].
+//! [`Manager::open_peer`].
 //!
 //! ```text
 //! cargo run -p mcp-kit --example streamable_http_custom_options -- [flags] <sse_url> [http_url]
@@ -97,15 +97,13 @@ async fn main() -> anyhow::Result<()> {
     .await?;
 
     // The manager performs the handshake on it and answers the server's requests as usual.
-    let mut manager = Manager::new(
-        "streamable-http-custom-options",
-        "0.1.0",
-        Duration::from_secs(30),
-    );
-    manager.connect_jsonrpc("remote", client).await?;
+    let manager = Manager::default()
+        .with_client_info("streamable-http-custom-options", "0.1.0")
+        .with_timeout(Duration::from_secs(30));
+    let session = manager.open_peer("remote", client).await?;
 
-    let tools = manager
-        .request_typed_connected::<mcp_kit::mcp::ListToolsRequest>("remote", None)
+    let tools = session
+        .request_typed::<mcp_kit::mcp::ListToolsRequest>(None)
         .await?;
     common::print_tools(&tools.tools);
     if tools.next_cursor.is_some() {

@@ -33,10 +33,12 @@ async fn main() -> anyhow::Result<()> {
     );
     let root = std::env::current_dir()?;
 
-    let mut manager = Manager::new("streamable-http-split", "0.1.0", Duration::from_secs(30))
+    let manager = Manager::new(config, root)
+        .with_client_info("streamable-http-split", "0.1.0")
+        .with_timeout(Duration::from_secs(30))
         .with_trust_mode(TrustMode::Trusted);
-    let tools = manager.list_tools(&config, "remote", &root).await?;
-    let session = manager.get_or_connect(&config, "remote", &root).await?;
+    let tools = manager.list_tools("remote").await?;
+    let session = manager.session("remote").await?;
     println!(
         "protocol {} with {}",
         session.protocol_version(),

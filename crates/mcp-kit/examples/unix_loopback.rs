@@ -50,26 +50,26 @@ async fn main() -> anyhow::Result<()> {
 
     // Untrusted (the default) refuses unix sockets: a configuration found in a repository
     // must not make the client talk to local services.
-    let mut untrusted =
-        Manager::from_config(&config, "unix-loopback", "0.1.0", Duration::from_secs(10));
-    match untrusted.list_tools(&config, "local", root).await {
+    let untrusted = Manager::new(config.clone(), root)
+        .with_client_info("unix-loopback", "0.1.0")
+        .with_timeout(Duration::from_secs(10));
+    match untrusted.list_tools("local").await {
         Err(error) if error.is_refused() => println!("untrusted: {error}"),
         other => anyhow::bail!("expected a refusal, got {other:?}"),
     }
 
     // Trusted: connect, list, call.
-    let mut manager =
-        Manager::from_config(&config, "unix-loopback", "0.1.0", Duration::from_secs(10))
-            .with_trust_mode(TrustMode::Trusted);
-    let tools = manager.list_tools(&config, "local", root).await?;
+    let manager = Manager::new(config, root)
+        .with_client_info("unix-loopback", "0.1.0")
+        .with_timeout(Duration::from_secs(10))
+        .with_trust_mode(TrustMode::Trusted);
+    let tools = manager.list_tools("local").await?;
     common::print_tools(&tools);
     let result = manager
         .call_tool(
-            &config,
             "local",
             "echo",
             common::arguments(json!({ "message": "hello over a unix socket" })),
-            root,
         )
         .await?;
     println!("echo -> {}", common::result_text(&result));

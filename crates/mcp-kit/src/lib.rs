@@ -28,9 +28,12 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let root = std::env::current_dir()?;
 //! let config = Config::load(&root, None).await?;
-//! let mut manager = Manager::from_config(&config, "my-client", "0.1.0", Duration::from_secs(30));
+//! let manager = Manager::new(config, root)
+//!     .with_client_info("my-client", "0.1.0")
+//!     .with_timeout(Duration::from_secs(30));
+//! // Connects on first use; later calls, from any task, share the session.
 //! let tools = manager
-//!     .request_typed::<mcp::ListToolsRequest>(&config, "remote", None, &root)
+//!     .request_typed::<mcp::ListToolsRequest>("remote", None)
 //!     .await?;
 //! println!("{}", serde_json::to_string_pretty(&tools)?);
 //! # Ok(())
@@ -42,6 +45,15 @@
 //! roots and `ping` built in. Progress arrives as a stream
 //! ([`Session::request_with_progress`]); a timeout or a dropped call sends
 //! `notifications/cancelled`. The `cli` feature builds the `mcpctl` command-line client.
+
+// Module layers, bottom up; a module imports only modules on lower lines:
+//
+//   config, security   leaves: what mcp.json says; the trust policy and its checks
+//   error              Error: a refusal, a configuration error, a transport or JSON-RPC error
+//   handlers           the caller's handlers for server→client requests and notifications
+//   session            one live connection: handshake in either era, typed methods, input rounds
+//   connect            a configured server → a connected peer, once the policy allows it
+//   manager            Manager: configuration + policy + the cached, shared sessions
 
 pub mod config;
 mod connect;
@@ -63,7 +75,7 @@ pub use handlers::{
 pub use manager::{DEFAULT_TIMEOUT, Manager};
 pub use mcp_schema::{McpNotification, McpRequest};
 pub use security::{PolicyError, TrustMode, UntrustedStreamableHttpPolicy};
-pub use session::{Negotiated, ProgressUpdate, Session, Subscription, ToolPages};
+pub use session::{Negotiated, ProgressUpdate, Session, Subscription};
 
 /// Typed MCP messages (all of [`mcp_schema`]): method markers such as
 /// [`mcp::ListToolsRequest`] for [`Manager::request_typed`], and every params and result type.

@@ -1,7 +1,7 @@
-//! [`Manager`]: connections to the servers of a configuration, made on demand and cached.
+//! [`Manager`]: connections to the servers of a configuration, made on demand and shared.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,10 +10,10 @@ use mcp_schema::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, McpNotification, McpRequest,
     ReadResourceResult, Tool,
 };
+use parking_lot::Mutex;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::config::Root;
 use crate::connect::{self, ConnectPolicy};
 use crate::handlers::{Handlers, ServerNotificationHandler, ServerRequestHandler};
 use crate::session::{Session, SessionSettings};
@@ -22,89 +22,102 @@ use crate::{Config, Error, TrustMode, UntrustedStreamableHttpPolicy};
 /// The default per-request timeout (30 s).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Connections to the servers of a configuration: connected (and initialized) on first use,
-/// cached by server name, removed when they die.
+/// The servers of one configuration, connected on first use and shared.
+///
+/// A manager owns its [`Config`] and the workspace root (a stdio server's working directory
+/// and the base of relative paths), so a call names only the server:
+/// `manager.list_tools("remote")`. Every method takes `&self`: share the manager (in an
+/// [`Arc`]) and call many servers, or one server many times, at once. A server is connected
+/// once however many calls ask for it together; a connection that dies is dropped from the
+/// cache and made again by the next call.
 ///
 /// Safe by default: [`TrustMode::Untrusted`] refuses stdio and unix servers and checks remote
 /// ones against an [`UntrustedStreamableHttpPolicy`]; see [`with_trust_mode`](Self::with_trust_mode).
 pub struct Manager {
-    client_info: Implementation,
-    timeout: Duration,
-    protocol_version: Option<String>,
-    capabilities: Map<String, Value>,
-    roots: Option<Arc<Vec<Root>>>,
+    config: Config,
+    root: PathBuf,
+    settings: SessionSettings,
     trust_mode: TrustMode,
     untrusted_http: UntrustedStreamableHttpPolicy,
     allow_stdout_log_outside_root: bool,
-    request_handler: Option<ServerRequestHandler>,
-    notification_handler: Option<ServerNotificationHandler>,
-    sessions: HashMap<String, Session>,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// One gate per configured server, held while it is being connected.
+    connecting: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl std::fmt::Debug for Manager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Manager")
-            .field("client_info", &self.client_info)
-            .field("timeout", &self.timeout)
+            .field("root", &self.root)
+            .field("client_info", &self.settings.client_info)
+            .field("timeout", &self.settings.timeout)
             .field("trust_mode", &self.trust_mode)
-            .field("connected", &self.sessions.keys().collect::<Vec<_>>())
+            .field(
+                "connected",
+                &self.sessions.lock().keys().collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
 
+impl Default for Manager {
+    /// A manager without configured servers, rooted at `.`: for connections the caller makes
+    /// ([`open_io`](Self::open_io), [`open_peer`](Self::open_peer)).
+    fn default() -> Self {
+        Self::new(Config::default(), ".")
+    }
+}
+
 impl Manager {
-    /// A manager announcing itself as `client_name`/`client_version`, with a per-request
-    /// timeout; Untrusted, automatic protocol negotiation, no roots.
-    pub fn new(
-        client_name: impl Into<String>,
-        client_version: impl Into<String>,
-        timeout: Duration,
-    ) -> Self {
+    /// A manager for the servers of `config`, rooted at `root`, with the configuration's
+    /// `client` section applied (a pinned `protocol_version`, `capabilities`, and `roots`,
+    /// which enable the built-in `roots/list`).
+    ///
+    /// It announces itself as `mcp-kit` ([`with_client_info`](Self::with_client_info)),
+    /// waits [`DEFAULT_TIMEOUT`] per request, and trusts nothing
+    /// ([`with_trust_mode`](Self::with_trust_mode)).
+    pub fn new(config: Config, root: impl Into<PathBuf>) -> Self {
+        let client = &config.client;
+        let settings = SessionSettings {
+            client_info: Implementation::new("mcp-kit", env!("CARGO_PKG_VERSION")),
+            protocol_version: client.protocol_version.clone(),
+            capabilities: client.capabilities.clone().unwrap_or_default(),
+            timeout: DEFAULT_TIMEOUT,
+            handlers: Handlers {
+                roots: client.roots.clone().map(Arc::new),
+                request: None,
+                notification: None,
+            },
+        };
         Self {
-            client_info: Implementation::new(client_name, client_version),
-            timeout,
-            protocol_version: None,
-            capabilities: Map::new(),
-            roots: None,
+            root: root.into(),
+            config,
+            settings,
             trust_mode: TrustMode::Untrusted,
             untrusted_http: UntrustedStreamableHttpPolicy::default(),
             allow_stdout_log_outside_root: false,
-            request_handler: None,
-            notification_handler: None,
-            sessions: HashMap::new(),
+            sessions: Mutex::default(),
+            connecting: Mutex::default(),
         }
-    }
-
-    /// [`new`](Self::new), then the configuration's `client` section: a pinned
-    /// `protocol_version`, `capabilities`, and `roots` (which enable the built-in `roots/list`).
-    pub fn from_config(
-        config: &Config,
-        client_name: impl Into<String>,
-        client_version: impl Into<String>,
-        timeout: Duration,
-    ) -> Self {
-        let mut manager = Self::new(client_name, client_version, timeout);
-        manager.protocol_version = config.client.protocol_version.clone();
-        if let Some(capabilities) = &config.client.capabilities {
-            manager.capabilities = capabilities.clone();
-        }
-        if let Some(roots) = &config.client.roots {
-            manager.roots = Some(Arc::new(roots.clone()));
-        }
-        manager
     }
 
     // ----- builders ---------------------------------------------------------------------------
 
+    /// The name and version announced to servers (`clientInfo`).
+    pub fn with_client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.settings.client_info = Implementation::new(name, version);
+        self
+    }
+
     /// The per-request timeout (default 30 s). Sessions already open keep theirs.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
+        self.settings.timeout = timeout;
         self
     }
 
     /// Pins the protocol version (`None`: automatic — `server/discover`, then `initialize`).
     pub fn with_protocol_version(mut self, version: Option<String>) -> Self {
-        self.protocol_version = version;
+        self.settings.protocol_version = version;
         self
     }
 
@@ -112,14 +125,14 @@ impl Manager {
     /// ignored). `roots` is added automatically when roots are set.
     pub fn with_capabilities(mut self, capabilities: Value) -> Self {
         if let Value::Object(capabilities) = capabilities {
-            self.capabilities = capabilities;
+            self.settings.capabilities = capabilities;
         }
         self
     }
 
     /// Roots: declares `capabilities.roots` and answers `roots/list` with them.
-    pub fn with_roots(mut self, roots: Vec<Root>) -> Self {
-        self.roots = Some(Arc::new(roots));
+    pub fn with_roots(mut self, roots: Vec<crate::Root>) -> Self {
+        self.settings.handlers.roots = Some(Arc::new(roots));
         self
     }
 
@@ -147,14 +160,26 @@ impl Manager {
     /// Handles requests from servers (after the built-in `roots/list` and `ping`); also
     /// answers the input requests of 2026-07-28 `InputRequiredResult`s.
     pub fn with_server_request_handler(mut self, handler: ServerRequestHandler) -> Self {
-        self.request_handler = Some(handler);
+        self.settings.handlers.request = Some(handler);
         self
     }
 
     /// Receives notifications from servers.
     pub fn with_server_notification_handler(mut self, handler: ServerNotificationHandler) -> Self {
-        self.notification_handler = Some(handler);
+        self.settings.handlers.notification = Some(handler);
         self
+    }
+
+    // ----- what it is -------------------------------------------------------------------------
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The workspace root.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// The trust mode.
@@ -164,391 +189,277 @@ impl Manager {
 
     /// The per-request timeout.
     pub fn timeout(&self) -> Duration {
-        self.timeout
+        self.settings.timeout
     }
 
-    fn settings(&self) -> SessionSettings {
-        SessionSettings {
-            client_info: self.client_info.clone(),
-            protocol_version: self.protocol_version.clone(),
-            capabilities: self.capabilities.clone(),
-            timeout: self.timeout,
-            handlers: Handlers {
-                roots: self.roots.clone(),
-                request: self.request_handler.clone(),
-                notification: self.notification_handler.clone(),
-            },
+    // ----- sessions ---------------------------------------------------------------------------
+
+    /// The session of `server`, connecting (and performing the handshake) first if it has none
+    /// or its connection died.
+    pub async fn session(&self, server: &str) -> Result<Arc<Session>, Error> {
+        if let Some(session) = self.cached(server) {
+            return Ok(session);
+        }
+        let gate = self.gate(server)?;
+        let _connecting = gate.lock().await;
+        // Another call may have connected while this one waited.
+        if let Some(session) = self.cached(server) {
+            return Ok(session);
+        }
+        Ok(self.insert(self.open(server).await?))
+    }
+
+    /// Connects to `server` anew, replacing its cached session.
+    pub async fn connect(&self, server: &str) -> Result<Arc<Session>, Error> {
+        let gate = self.gate(server)?;
+        let _connecting = gate.lock().await;
+        Ok(self.insert(self.open(server).await?))
+    }
+
+    /// The cached session of `server` if it is connected; no connection is made.
+    pub fn cached(&self, server: &str) -> Option<Arc<Session>> {
+        let mut sessions = self.sessions.lock();
+        match sessions.get(server) {
+            Some(session) if session.is_connected() => Some(session.clone()),
+            Some(_) => {
+                sessions.remove(server);
+                None
+            }
+            None => None,
         }
     }
 
-    fn connect_policy(&self) -> ConnectPolicy {
-        ConnectPolicy {
+    /// True when `server` has a live connection; a dead one is dropped.
+    pub fn is_connected(&self, server: &str) -> bool {
+        self.cached(server).is_some()
+    }
+
+    /// The names of the servers with a live connection (dead ones are dropped), sorted.
+    pub fn connected_server_names(&self) -> Vec<String> {
+        let mut sessions = self.sessions.lock();
+        sessions.retain(|_, session| session.is_connected());
+        let mut names: Vec<String> = sessions.keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// Caches `session` under its server's name (replacing the one there) and shares it.
+    pub fn insert(&self, session: Session) -> Arc<Session> {
+        let session = Arc::new(session);
+        self.sessions
+            .lock()
+            .insert(session.server_name().to_owned(), session.clone());
+        session
+    }
+
+    /// Removes `server`'s session from the cache and hands it over, to own (and
+    /// [`close`](Session::close)) from now on. `None` when it has none, or while calls still
+    /// share it (it stays cached then).
+    pub fn take_session(&self, server: &str) -> Option<Session> {
+        let mut sessions = self.sessions.lock();
+        // Clones are only made under this lock, so the count cannot grow meanwhile.
+        if Arc::strong_count(sessions.get(server)?) > 1 {
+            return None;
+        }
+        Arc::into_inner(sessions.remove(server)?)
+    }
+
+    /// Connects to the configured `server` without caching the session: the caller owns it.
+    pub async fn open(&self, server: &str) -> Result<Session, Error> {
+        let policy = ConnectPolicy {
             trust_mode: self.trust_mode,
             untrusted_http: self.untrusted_http.clone(),
             allow_stdout_log_outside_root: self.allow_stdout_log_outside_root,
-            timeout: self.timeout,
-        }
+            timeout: self.settings.timeout,
+        };
+        let opened = connect::open(&policy, &self.config, server, &self.root).await?;
+        Session::establish(server, opened.client, opened.http, &self.settings).await
     }
 
-    // ----- connecting -------------------------------------------------------------------------
-
-    /// Connects to `server` as configured (replacing an existing connection) and performs the
-    /// handshake. `cwd` is the root: the working directory of a stdio server and the base of
-    /// relative paths.
-    pub async fn connect(
-        &mut self,
-        config: &Config,
-        server: &str,
-        cwd: &Path,
-    ) -> Result<(), Error> {
-        let session = self.connect_session(config, server, cwd).await?;
-        self.sessions.insert(server.to_owned(), session);
-        Ok(())
-    }
-
-    /// The session of `server`, connecting first if needed (or if the connection died).
-    pub async fn get_or_connect(
-        &mut self,
-        config: &Config,
-        server: &str,
-        cwd: &Path,
-    ) -> Result<&Session, Error> {
-        if !self.is_connected(server) {
-            self.connect(config, server, cwd).await?;
-        }
-        self.sessions
-            .get(server)
-            .ok_or_else(|| Error::NotConnected(server.to_owned()))
-    }
-
-    /// Connects to `server` without caching the session: the caller owns it.
-    pub async fn connect_session(
-        &self,
-        config: &Config,
-        server: &str,
-        cwd: &Path,
-    ) -> Result<Session, Error> {
-        let opened = connect::open(&self.connect_policy(), config, server, cwd).await?;
-        Session::establish(server, opened.client, opened.http, &self.settings()).await
-    }
-
-    /// The cached session of `server` (connecting if needed), taken out of the cache: the
-    /// caller owns it from now on.
-    pub async fn get_or_connect_session(
-        &mut self,
-        config: &Config,
-        server: &str,
-        cwd: &Path,
-    ) -> Result<Session, Error> {
-        match self.take_session(server) {
-            Some(session) if session.is_connected() => Ok(session),
-            _ => self.connect_session(config, server, cwd).await,
-        }
-    }
-
-    /// The cached session of `server`, if connected (no connection is made).
-    pub fn session(&self, server: &str) -> Option<&Session> {
-        self.sessions.get(server).filter(|s| s.is_connected())
-    }
-
-    /// Removes `server`'s session from the cache and hands it over.
-    pub fn take_session(&mut self, server: &str) -> Option<Session> {
-        self.sessions.remove(server)
-    }
-
-    /// Installs a connection over any reader/writer pair under the name `server` (no trust
-    /// policy applies: the caller made the connection).
-    pub async fn connect_io<R, W>(&mut self, server: &str, read: R, write: W) -> Result<(), Error>
+    /// A session named `server` over any reader/writer pair (no trust policy applies: the
+    /// caller made the connection). [`insert`](Self::insert) it to share it.
+    pub async fn open_io<R, W>(&self, server: &str, read: R, write: W) -> Result<Session, Error>
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let session = self.connect_io_session(server, read, write).await?;
-        self.sessions.insert(server.to_owned(), session);
-        Ok(())
-    }
-
-    /// [`connect_io`](Self::connect_io), returning the session instead of caching it.
-    pub async fn connect_io_session<R, W>(
-        &self,
-        server: &str,
-        read: R,
-        write: W,
-    ) -> Result<Session, Error>
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        let client = mcp_jsonrpc::Peer::connect_io(read, write)
+        let peer = mcp_jsonrpc::Peer::connect_io(read, write)
             .await
             .map_err(|source| Error::Connection {
                 server: server.to_owned(),
                 source,
             })?;
-        self.connect_jsonrpc_session(server, client).await
+        self.open_peer(server, peer).await
     }
 
-    /// Installs a JSON-RPC connection built by the caller (with its own limits or HTTP
-    /// options). No trust policy applies: only use it for connections you trust.
-    pub async fn connect_jsonrpc(
-        &mut self,
-        server: &str,
-        client: mcp_jsonrpc::Peer,
-    ) -> Result<(), Error> {
-        let session = self.connect_jsonrpc_session(server, client).await?;
-        self.sessions.insert(server.to_owned(), session);
-        Ok(())
+    /// A session named `server` over a JSON-RPC connection built by the caller (with its own
+    /// limits or HTTP options). No trust policy applies: only use it for connections you trust.
+    pub async fn open_peer(&self, server: &str, peer: mcp_jsonrpc::Peer) -> Result<Session, Error> {
+        let http = peer.handle().is_streamable_http();
+        Session::establish(server, peer, http, &self.settings).await
     }
 
-    /// [`connect_jsonrpc`](Self::connect_jsonrpc), returning the session.
-    pub async fn connect_jsonrpc_session(
+    /// The gate serialising connections to one configured server.
+    fn gate(&self, server: &str) -> Result<Arc<tokio::sync::Mutex<()>>, Error> {
+        // Only configured names get a gate, so the table cannot grow past the configuration.
+        if !self.config.servers.contains_key(server) {
+            return Err(Error::UnknownServer(server.to_owned()));
+        }
+        Ok(self
+            .connecting
+            .lock()
+            .entry(server.to_owned())
+            .or_default()
+            .clone())
+    }
+
+    /// Runs `call` on `server`'s session (connecting first if needed); a call that fails
+    /// because the connection died drops the session from the cache.
+    async fn on<T>(
         &self,
         server: &str,
-        client: mcp_jsonrpc::Peer,
-    ) -> Result<Session, Error> {
-        let http = client.handle().is_streamable_http();
-        Session::establish(server, client, http, &self.settings()).await
-    }
-
-    /// The server's `InitializeResult` (or `DiscoverResult`), once connected.
-    pub fn initialize_result(&self, server: &str) -> Option<&Value> {
-        self.sessions.get(server).map(Session::initialize_result)
-    }
-
-    /// True when `server` has a live connection; a dead one is removed.
-    pub fn is_connected(&mut self, server: &str) -> bool {
-        match self.sessions.get(server) {
-            Some(session) if session.is_connected() => true,
-            Some(_) => {
-                self.sessions.remove(server);
-                false
+        call: impl AsyncFnOnce(&Session) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let session = match self.cached(server) {
+            Some(session) => session,
+            None => self.session(server).await?,
+        };
+        let outcome = call(&session).await;
+        if outcome.is_err() && !session.is_connected() {
+            let mut sessions = self.sessions.lock();
+            if sessions
+                .get(server)
+                .is_some_and(|s| Arc::ptr_eq(s, &session))
+            {
+                sessions.remove(server);
             }
-            None => false,
-        }
-    }
-
-    /// The names of the servers with a live connection (dead ones are removed), sorted.
-    pub fn connected_server_names(&mut self) -> Vec<String> {
-        self.sessions.retain(|_, session| session.is_connected());
-        let mut names: Vec<String> = self.sessions.keys().cloned().collect();
-        names.sort();
-        names
-    }
-
-    // ----- requests ---------------------------------------------------------------------------
-
-    /// Sends a request to `server` (connecting and initializing first if needed).
-    pub async fn request(
-        &mut self,
-        config: &Config,
-        server: &str,
-        method: &str,
-        params: Option<Value>,
-        cwd: &Path,
-    ) -> Result<Value, Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        self.request_connected(server, method, params).await
-    }
-
-    /// Sends a typed request (see [`McpRequest`] and [`crate::mcp`]).
-    pub async fn request_typed<R: McpRequest>(
-        &mut self,
-        config: &Config,
-        server: &str,
-        params: Option<R::Params>,
-        cwd: &Path,
-    ) -> Result<R::Result, Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        self.request_typed_connected::<R>(server, params).await
-    }
-
-    /// Sends a notification to `server` (connecting first if needed).
-    pub async fn notify(
-        &mut self,
-        config: &Config,
-        server: &str,
-        method: &str,
-        params: Option<Value>,
-        cwd: &Path,
-    ) -> Result<(), Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        self.notify_connected(server, method, params).await
-    }
-
-    /// Sends a typed notification.
-    pub async fn notify_typed<N: McpNotification>(
-        &mut self,
-        config: &Config,
-        server: &str,
-        params: Option<N::Params>,
-        cwd: &Path,
-    ) -> Result<(), Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        let session = self.live(server)?;
-        let outcome = session.notify_typed::<N>(params).await;
-        self.forget_if_dead(server, outcome)
-    }
-
-    /// Sends a request on an existing connection.
-    pub async fn request_connected(
-        &mut self,
-        server: &str,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<Value, Error> {
-        let outcome = self.live(server)?.request(method, params).await;
-        self.forget_if_dead(server, outcome)
-    }
-
-    /// Sends a typed request on an existing connection.
-    pub async fn request_typed_connected<R: McpRequest>(
-        &mut self,
-        server: &str,
-        params: Option<R::Params>,
-    ) -> Result<R::Result, Error> {
-        let outcome = self.live(server)?.request_typed::<R>(params).await;
-        self.forget_if_dead(server, outcome)
-    }
-
-    /// Sends a notification on an existing connection.
-    pub async fn notify_connected(
-        &mut self,
-        server: &str,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<(), Error> {
-        let outcome = self.live(server)?.notify(method, params).await;
-        self.forget_if_dead(server, outcome)
-    }
-
-    fn live(&mut self, server: &str) -> Result<&Session, Error> {
-        if !self.is_connected(server) {
-            return Err(Error::NotConnected(server.to_owned()));
-        }
-        self.sessions
-            .get(server)
-            .ok_or_else(|| Error::NotConnected(server.to_owned()))
-    }
-
-    /// Drops the cached session after an error that killed its connection.
-    fn forget_if_dead<T>(&mut self, server: &str, outcome: Result<T, Error>) -> Result<T, Error> {
-        if outcome.is_err() {
-            self.is_connected(server);
         }
         outcome
     }
 
-    // ----- convenience ------------------------------------------------------------------------
+    // ----- requests ---------------------------------------------------------------------------
+
+    /// Sends a request to `server`.
+    pub async fn request(
+        &self,
+        server: &str,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, Error> {
+        self.on(server, async |s| s.request(method, params).await)
+            .await
+    }
+
+    /// Sends a typed request (see [`McpRequest`] and [`crate::mcp`]).
+    pub async fn request_typed<R: McpRequest>(
+        &self,
+        server: &str,
+        params: Option<R::Params>,
+    ) -> Result<R::Result, Error> {
+        self.on(server, async |s| s.request_typed::<R>(params).await)
+            .await
+    }
+
+    /// Sends a notification to `server`.
+    pub async fn notify(
+        &self,
+        server: &str,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), Error> {
+        self.on(server, async |s| s.notify(method, params).await)
+            .await
+    }
+
+    /// Sends a typed notification.
+    pub async fn notify_typed<N: McpNotification>(
+        &self,
+        server: &str,
+        params: Option<N::Params>,
+    ) -> Result<(), Error> {
+        self.on(server, async |s| s.notify_typed::<N>(params).await)
+            .await
+    }
+
+    // ----- one method each --------------------------------------------------------------------
 
     /// `tools/list`, all pages.
-    pub async fn list_tools(
-        &mut self,
-        config: &Config,
-        server: &str,
-        cwd: &Path,
-    ) -> Result<Vec<Tool>, Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        let outcome = self.live(server)?.list_all_tools().await;
-        self.forget_if_dead(server, outcome)
+    pub async fn list_tools(&self, server: &str) -> Result<Vec<Tool>, Error> {
+        self.on(server, async |s| s.list_all_tools().await).await
     }
 
     /// `tools/list`, one page.
     pub async fn list_tools_page(
-        &mut self,
-        config: &Config,
+        &self,
         server: &str,
         cursor: Option<&str>,
-        cwd: &Path,
     ) -> Result<ListToolsResult, Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        let outcome = self.live(server)?.list_tools(cursor).await;
-        self.forget_if_dead(server, outcome)
+        self.on(server, async |s| s.list_tools(cursor).await).await
     }
 
-    /// `tools/call`.
+    /// `tools/call`. A tool's own failure is a result with `isError: true`, not an `Err`.
     pub async fn call_tool(
-        &mut self,
-        config: &Config,
+        &self,
         server: &str,
         name: &str,
         arguments: Option<Map<String, Value>>,
-        cwd: &Path,
     ) -> Result<CallToolResult, Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        let outcome = self.live(server)?.call_tool(name, arguments).await;
-        self.forget_if_dead(server, outcome)
+        self.on(server, async |s| s.call_tool(name, arguments).await)
+            .await
     }
 
     /// `resources/list`, one page.
     pub async fn list_resources(
-        &mut self,
-        config: &Config,
+        &self,
         server: &str,
         cursor: Option<&str>,
-        cwd: &Path,
     ) -> Result<ListResourcesResult, Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        let outcome = self.live(server)?.list_resources(cursor).await;
-        self.forget_if_dead(server, outcome)
+        self.on(server, async |s| s.list_resources(cursor).await)
+            .await
     }
 
     /// `resources/templates/list`, one page.
     pub async fn list_resource_templates(
-        &mut self,
-        config: &Config,
+        &self,
         server: &str,
         cursor: Option<&str>,
-        cwd: &Path,
     ) -> Result<ListResourceTemplatesResult, Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        let outcome = self.live(server)?.list_resource_templates(cursor).await;
-        self.forget_if_dead(server, outcome)
+        self.on(server, async |s| s.list_resource_templates(cursor).await)
+            .await
     }
 
     /// `resources/read`.
     pub async fn read_resource(
-        &mut self,
-        config: &Config,
+        &self,
         server: &str,
         uri: &str,
-        cwd: &Path,
     ) -> Result<ReadResourceResult, Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        let outcome = self.live(server)?.read_resource(uri).await;
-        self.forget_if_dead(server, outcome)
+        self.on(server, async |s| s.read_resource(uri).await).await
     }
 
     /// `prompts/list`, one page.
     pub async fn list_prompts(
-        &mut self,
-        config: &Config,
+        &self,
         server: &str,
         cursor: Option<&str>,
-        cwd: &Path,
     ) -> Result<ListPromptsResult, Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        let outcome = self.live(server)?.list_prompts(cursor).await;
-        self.forget_if_dead(server, outcome)
+        self.on(server, async |s| s.list_prompts(cursor).await)
+            .await
     }
 
     /// `prompts/get`.
     pub async fn get_prompt(
-        &mut self,
-        config: &Config,
+        &self,
         server: &str,
         name: &str,
         arguments: Option<Map<String, Value>>,
-        cwd: &Path,
     ) -> Result<GetPromptResult, Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        let outcome = self.live(server)?.get_prompt(name, arguments).await;
-        self.forget_if_dead(server, outcome)
+        self.on(server, async |s| s.get_prompt(name, arguments).await)
+            .await
     }
 
     /// `ping`.
-    pub async fn ping(&mut self, config: &Config, server: &str, cwd: &Path) -> Result<(), Error> {
-        self.get_or_connect(config, server, cwd).await?;
-        let outcome = self.live(server)?.ping().await;
-        self.forget_if_dead(server, outcome)
+    pub async fn ping(&self, server: &str) -> Result<(), Error> {
+        self.on(server, async |s| s.ping().await).await
     }
 }

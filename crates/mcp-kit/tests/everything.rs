@@ -28,10 +28,12 @@ struct Observed {
     requests: mpsc::UnboundedReceiver<String>,
 }
 
-fn manager() -> (Manager, Observed) {
+fn manager(config: Config) -> (Manager, Observed) {
     let (notes_tx, notifications) = mpsc::unbounded_channel();
     let (requests_tx, requests) = mpsc::unbounded_channel();
-    let manager = Manager::new("mcp-kit-tests", "0.0.0", WAIT)
+    let manager = Manager::new(config, std::env::temp_dir())
+        .with_client_info("mcp-kit-tests", "0.0.0")
+        .with_timeout(WAIT)
         .with_roots(vec![Root {
             uri: "file:///work/project".into(),
             name: Some("project".into()),
@@ -93,15 +95,11 @@ fn text(result: &mcp_kit::mcp::CallToolResult) -> String {
         .to_owned()
 }
 
-async fn scenario(mut manager: Manager, mut observed: Observed, config: Config) {
-    let root = std::env::temp_dir();
+async fn scenario(manager: Manager, mut observed: Observed) {
     let s = "everything";
 
     // The handshake and the server's own roots/list, answered by the built-in handler.
-    let session = manager
-        .get_or_connect(&config, s, &root)
-        .await
-        .expect("connect");
+    let session = manager.session(s).await.expect("connect");
     assert_eq!(session.protocol_version(), "2025-11-25");
     assert_eq!(
         session.initialize_result()["serverInfo"]["name"],
@@ -113,10 +111,7 @@ async fn scenario(mut manager: Manager, mut observed: Observed, config: Config) 
     .await;
 
     // Every tool that is always there, listed and called.
-    let tools = manager
-        .list_tools(&config, s, &root)
-        .await
-        .expect("tools/list");
+    let tools = manager.list_tools(s).await.expect("tools/list");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let calls = [
         ("echo", json!({ "message": "hi" })),
@@ -147,7 +142,7 @@ async fn scenario(mut manager: Manager, mut observed: Observed, config: Config) 
     for (name, arguments) in &calls {
         assert!(names.contains(name), "{name} missing from {names:?}");
         let result = manager
-            .call_tool(&config, s, name, args(arguments.clone()), &root)
+            .call_tool(s, name, args(arguments.clone()))
             .await
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_ne!(
@@ -189,13 +184,7 @@ async fn scenario(mut manager: Manager, mut observed: Observed, config: Config) 
     );
     // A tool that must run as a task is refused when called plainly, with a clear error.
     let refused = manager
-        .call_tool(
-            &config,
-            s,
-            "simulate-research-query",
-            args(json!({ "topic": "x" })),
-            &root,
-        )
+        .call_tool(s, "simulate-research-query", args(json!({ "topic": "x" })))
         .await;
     match refused {
         Err(e) => assert!(e.rpc_error().is_some(), "{e}"),
@@ -204,27 +193,24 @@ async fn scenario(mut manager: Manager, mut observed: Observed, config: Config) 
 
     // Resources and templates.
     let resources = manager
-        .list_resources(&config, s, None, &root)
+        .list_resources(s, None)
         .await
         .expect("resources/list");
     assert!(!resources.resources.is_empty());
     let first = resources.resources[0].uri.clone();
-    let read = manager
-        .read_resource(&config, s, &first, &root)
-        .await
-        .expect("read");
+    let read = manager.read_resource(s, &first).await.expect("read");
     assert_eq!(
         serde_json::to_value(&read.contents).unwrap()[0]["uri"],
         first.as_str()
     );
     let templates = manager
-        .list_resource_templates(&config, s, None, &root)
+        .list_resource_templates(s, None)
         .await
         .expect("templates");
     let template = &templates.resource_templates[0].uri_template;
     let dynamic = template.replace("{resourceId}", "3");
     let read = manager
-        .read_resource(&config, s, &dynamic, &root)
+        .read_resource(s, &dynamic)
         .await
         .expect("templated read");
     assert_eq!(
@@ -233,18 +219,13 @@ async fn scenario(mut manager: Manager, mut observed: Observed, config: Config) 
     );
 
     // Prompts.
-    let prompts = manager
-        .list_prompts(&config, s, None, &root)
-        .await
-        .expect("prompts/list");
+    let prompts = manager.list_prompts(s, None).await.expect("prompts/list");
     assert!(prompts.prompts.iter().any(|p| p.name == "args-prompt"));
     let prompt = manager
         .get_prompt(
-            &config,
             s,
             "args-prompt",
             args(json!({ "city": "Paris", "state": "IDF" })),
-            &root,
         )
         .await
         .expect("prompts/get");
@@ -255,7 +236,7 @@ async fn scenario(mut manager: Manager, mut observed: Observed, config: Config) 
     );
 
     // Completion.
-    let session = manager.get_or_connect(&config, s, &root).await.unwrap();
+    assert!(Arc::ptr_eq(&session, &manager.session(s).await.unwrap()));
     let completion = session
         .complete(CompleteRequestParams::new(
             Reference::prompt("completable-prompt"),
@@ -328,15 +309,19 @@ async fn scenario(mut manager: Manager, mut observed: Observed, config: Config) 
 
     // Unknown methods are JSON-RPC errors, and the connection survives them.
     let error = manager
-        .request(&config, s, "no/such/method", None, &root)
+        .request(s, "no/such/method", None)
         .await
         .expect_err("unknown method");
     assert_eq!(error.rpc_error().map(|e| e.code), Some(-32601));
     assert!(manager.is_connected(s));
     assert_eq!(manager.connected_server_names(), [s]);
-    manager.ping(&config, s, &root).await.expect("ping");
+    manager.ping(s).await.expect("ping");
 
-    // Handing the session over removes it from the manager.
+    // A session still shared is not handed over; once the last clone is gone it is, and
+    // handing it over removes it from the manager.
+    assert!(manager.take_session(s).is_none());
+    assert!(manager.is_connected(s));
+    drop(session);
     let mut session = manager.take_session(s).expect("session");
     assert!(!manager.is_connected(s));
     let status = session
@@ -363,13 +348,8 @@ async fn manager_against_the_everything_server_over_stdio() {
             "stdio".into(),
         ]),
     );
-    let (manager, observed) = manager();
-    scenario(
-        manager.with_trust_mode(TrustMode::Trusted),
-        observed,
-        config,
-    )
-    .await;
+    let (manager, observed) = manager(config);
+    scenario(manager.with_trust_mode(TrustMode::Trusted), observed).await;
 }
 
 #[tokio::test]
@@ -380,7 +360,7 @@ async fn manager_against_the_everything_server_over_streamable_http() {
         "everything".into(),
         ServerConfig::streamable_http(server.url.clone()),
     );
-    let (manager, observed) = manager();
+    let (manager, observed) = manager(config);
     // Untrusted, with exactly the relaxations a local plain-HTTP server needs.
     let manager = manager.with_untrusted_streamable_http_policy(UntrustedStreamableHttpPolicy {
         require_https: false,
@@ -388,5 +368,5 @@ async fn manager_against_the_everything_server_over_streamable_http() {
         allow_private_ips: true,
         ..Default::default()
     });
-    scenario(manager, observed, config).await;
+    scenario(manager, observed).await;
 }

@@ -10,14 +10,12 @@ use mcp_test_support as support;
 use serde_json::json;
 
 async fn exercise(config: &Config, pinned: Option<&str>, expected: Era) {
-    let root = std::env::temp_dir();
-    let mut manager = Manager::new("mcp-kit-tests", "0.0.0", Duration::from_secs(20))
+    let manager = Manager::new(config.clone(), std::env::temp_dir())
+        .with_client_info("mcp-kit-tests", "0.0.0")
+        .with_timeout(Duration::from_secs(20))
         .with_trust_mode(TrustMode::Trusted)
         .with_protocol_version(pinned.map(str::to_owned));
-    let session = manager
-        .get_or_connect(config, "python", &root)
-        .await
-        .expect("connect");
+    let session = manager.session("python").await.expect("connect");
     assert_eq!(
         session.negotiated().era(),
         expected,
@@ -119,4 +117,53 @@ async fn python_over_http_in_both_eras() {
     );
     exercise(&config, None, Era::Stateless).await;
     exercise(&config, Some("2025-11-25"), Era::Stateful).await;
+}
+
+/// Many tasks asking one `Manager` for the same server at once share one connection: the
+/// server process starts once, and every call is answered on it. The tasks are spawned, so
+/// the manager's futures are `Send`.
+#[tokio::test]
+async fn concurrent_callers_share_one_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let starts = dir.path().join("starts");
+    let script = format!(
+        "echo started >> '{}'; exec '{}' '{}'",
+        starts.display(),
+        support::peers_python().display(),
+        support::fixture("python_server.py").display()
+    );
+    let mut config = Config::default();
+    config.servers.insert(
+        "python".into(),
+        ServerConfig::stdio(["sh".to_owned(), "-c".into(), script]),
+    );
+    let manager = std::sync::Arc::new(
+        Manager::new(config, dir.path())
+            .with_timeout(Duration::from_secs(20))
+            .with_trust_mode(TrustMode::Trusted),
+    );
+    let calls: Vec<_> = (0..16)
+        .map(|i| {
+            let manager = manager.clone();
+            tokio::spawn(async move {
+                manager
+                    .call_tool(
+                        "python",
+                        "add",
+                        json!({ "a": i, "b": 1 }).as_object().cloned(),
+                    )
+                    .await
+            })
+        })
+        .collect();
+    for (i, call) in calls.into_iter().enumerate() {
+        let result = call.await.unwrap().expect("add");
+        assert_eq!(
+            result.structured_content.unwrap(),
+            json!({ "result": i + 1 })
+        );
+    }
+    let started = std::fs::read_to_string(&starts).unwrap();
+    assert_eq!(started.lines().count(), 1, "{started}");
+    assert_eq!(manager.connected_server_names(), ["python"]);
 }

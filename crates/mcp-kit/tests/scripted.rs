@@ -92,8 +92,7 @@ impl Peer {
 async fn connect(manager: Manager) -> (tokio::task::JoinHandle<Result<Session, Error>>, Peer) {
     let (ours, theirs) = UnixStream::pair().unwrap();
     let (read, write) = ours.into_split();
-    let session =
-        tokio::spawn(async move { manager.connect_io_session("scripted", read, write).await });
+    let session = tokio::spawn(async move { manager.open_io("scripted", read, write).await });
     let (read, write) = theirs.into_split();
     (
         session,
@@ -105,7 +104,9 @@ async fn connect(manager: Manager) -> (tokio::task::JoinHandle<Result<Session, E
 }
 
 fn recipe() -> Manager {
-    Manager::new("scripted-tests", "1.0.0", Duration::from_millis(500))
+    Manager::default()
+        .with_client_info("scripted-tests", "1.0.0")
+        .with_timeout(Duration::from_millis(500))
         .with_capabilities(json!({ "elicitation": { "form": {} } }))
         .with_server_request_handler(Arc::new(|ctx: ServerRequestContext| {
             Box::pin(async move {

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::path::Path;
 use std::time::Duration;
 
 use mcp_kit::security::is_global_ip;
@@ -29,6 +28,13 @@ fn http_server(url: &str) -> StreamableHttpServer {
 
 /// Connects `server` (configured as `config`) with an Untrusted manager using `policy`, and
 /// returns the refusal.
+/// A manager over `config`, rooted in the working directory, in the default (untrusted) mode.
+fn test_manager(config: Config) -> Manager {
+    Manager::new(config, ".")
+        .with_client_info("security-test", "0.0.0")
+        .with_timeout(Duration::from_secs(5))
+}
+
 async fn refusal_with(
     policy: UntrustedStreamableHttpPolicy,
     server: &str,
@@ -38,15 +44,11 @@ async fn refusal_with(
         servers: BTreeMap::from([(server.to_owned(), config)]),
         ..Config::default()
     };
-    let mut manager = Manager::new("security-test", "0.0.0", Duration::from_secs(5))
-        .with_untrusted_streamable_http_policy(policy);
+    let manager = test_manager(config).with_untrusted_streamable_http_policy(policy);
     assert_eq!(manager.trust_mode(), TrustMode::Untrusted);
-    let result = tokio::time::timeout(
-        Duration::from_secs(30),
-        manager.connect(&config, server, Path::new(".")),
-    )
-    .await
-    .expect("a refusal is immediate");
+    let result = tokio::time::timeout(Duration::from_secs(30), manager.connect(server))
+        .await
+        .expect("a refusal is immediate");
     match result {
         Err(Error::Refused(refusal)) => {
             let error = Error::Refused(refusal.clone());
@@ -57,7 +59,7 @@ async fn refusal_with(
             refusal
         }
         Err(other) => panic!("expected a refusal, got: {other}"),
-        Ok(()) => panic!("expected a refusal, got a connection"),
+        Ok(_) => panic!("expected a refusal, got a connection"),
     }
 }
 
@@ -554,17 +556,13 @@ async fn dns_fail_open_lets_an_unresolvable_name_through() {
             p.dns_fail_open = true;
             p.dns_timeout = timeout;
         });
-        let mut manager = Manager::new("security-test", "0.0.0", Duration::from_secs(5))
-            .with_untrusted_streamable_http_policy(policy);
-        let result = tokio::time::timeout(
-            Duration::from_secs(60),
-            manager.connect(&config, "remote", Path::new(".")),
-        )
-        .await
-        .expect("the connection attempt ends");
+        let manager = test_manager(config.clone()).with_untrusted_streamable_http_policy(policy);
+        let result = tokio::time::timeout(Duration::from_secs(60), manager.connect("remote"))
+            .await
+            .expect("the connection attempt ends");
         match result {
             Err(error) => assert!(!error.is_refused(), "{error}"),
-            Ok(()) => panic!("nonexistent.invalid cannot be connected"),
+            Ok(_) => panic!("nonexistent.invalid cannot be connected"),
         }
     }
 }
@@ -585,9 +583,11 @@ async fn child_environment(inherit_env: Option<bool>) -> String {
     let file = dir.path().join("mcp.json");
     std::fs::write(&file, doc.to_string()).unwrap();
     let config = Config::load(dir.path(), Some(file)).await.unwrap();
-    let mut manager = Manager::from_config(&config, "env-probe", "1.0.0", Duration::from_secs(5))
+    let manager = Manager::new(config, dir.path())
+        .with_client_info("env-probe", "1.0.0")
+        .with_timeout(Duration::from_secs(5))
         .with_trust_mode(TrustMode::Trusted);
-    let _ = manager.connect(&config, "probe", dir.path()).await;
+    let _ = manager.connect("probe").await;
     std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("the child wrote no environment: {e}"))
 }
 

@@ -21,7 +21,7 @@ fn example_server() -> &'static PathBuf {
     PATH.get_or_init(|| mcp_test_support::build_examples("mcp-server", &[]).join("example_server"))
 }
 
-fn manager(version: Option<&str>) -> Manager {
+fn manager(config: &Config, version: Option<&str>) -> Manager {
     let handler: mcp_kit::ServerRequestHandler = Arc::new(|ctx: ServerRequestContext| {
         Box::pin(async move {
             match ctx.method.as_str() {
@@ -32,7 +32,9 @@ fn manager(version: Option<&str>) -> Manager {
             }
         })
     });
-    Manager::new("kit-interop", "1.0.0", Duration::from_secs(30))
+    Manager::new(config.clone(), std::env::current_dir().unwrap())
+        .with_client_info("kit-interop", "1.0.0")
+        .with_timeout(Duration::from_secs(30))
         .with_trust_mode(TrustMode::Trusted)
         .with_protocol_version(version.map(str::to_owned))
         .with_capabilities(json!({"elicitation": {}}))
@@ -133,17 +135,13 @@ async fn exercise(session: &Session, era: Era) {
 #[tokio::test]
 async fn kit_and_server_over_stdio_in_both_eras() {
     let config = stdio_config();
-    let cwd = std::env::current_dir().unwrap();
-    let modern = manager(None)
-        .connect_session(&config, "example", &cwd)
-        .await
-        .unwrap();
+    let modern = manager(&config, None).open("example").await.unwrap();
     assert_eq!(modern.protocol_version(), "2026-07-28");
     exercise(&modern, Era::Stateless).await;
     modern.close().await;
 
-    let legacy = manager(Some("2025-11-25"))
-        .connect_session(&config, "example", &cwd)
+    let legacy = manager(&config, Some("2025-11-25"))
+        .open("example")
         .await
         .unwrap();
     assert_eq!(legacy.protocol_version(), "2025-11-25");
@@ -166,17 +164,13 @@ async fn kit_and_server_over_http_in_both_eras() {
     )
     .await;
     let config = http_config(&server.url);
-    let cwd = std::env::current_dir().unwrap();
-    let modern = manager(None)
-        .connect_session(&config, "example", &cwd)
-        .await
-        .unwrap();
+    let modern = manager(&config, None).open("example").await.unwrap();
     assert_eq!(modern.protocol_version(), "2026-07-28");
     exercise(&modern, Era::Stateless).await;
     modern.close().await;
 
-    let legacy = manager(Some("2025-11-25"))
-        .connect_session(&config, "example", &cwd)
+    let legacy = manager(&config, Some("2025-11-25"))
+        .open("example")
         .await
         .unwrap();
     assert_eq!(legacy.protocol_version(), "2025-11-25");

@@ -22,9 +22,6 @@ fn cursor_params(cursor: Option<&str>) -> Option<Value> {
     cursor.map(|c| json!({ "cursor": c }))
 }
 
-/// Pages of a cursor-paginated list, as [`Session::list_all_tools`] collects them.
-pub type ToolPages = Vec<Tool>;
-
 impl Session {
     /// `ping`: checks that the server answers (stateful era; 2026-07-28 has no ping and
     /// answers `-32601`).
@@ -48,7 +45,7 @@ impl Session {
     }
 
     /// `tools/list`, following `nextCursor` until the last page.
-    pub async fn list_all_tools(&self) -> Result<ToolPages, Error> {
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, Error> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
@@ -188,7 +185,7 @@ impl Session {
 impl Session {
     /// Drops tools with invalid `x-mcp-header` declarations; remembers the valid ones.
     fn screen_tools(&self, tools: &mut Vec<Tool>) {
-        let mut known = self.tool_headers.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = self.tool_headers.lock();
         tools.retain(|tool| {
             let schema = serde_json::to_value(&tool.input_schema).unwrap_or(Value::Null);
             match param_headers::declarations(&schema) {
@@ -217,7 +214,7 @@ impl Session {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return Vec::new();
         };
-        let known = self.tool_headers.lock().unwrap_or_else(|e| e.into_inner());
+        let known = self.tool_headers.lock();
         match (
             known.get(name),
             params.get("arguments").and_then(Value::as_object),

@@ -1,12 +1,13 @@
 //! [`Session`]: one connection to one server, past its handshake.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use mcp_jsonrpc::{Peer, PeerHandle};
 use mcp_schema::{Era, McpNotification, McpRequest};
+use parking_lot::{Mutex, MutexGuard};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -24,7 +25,6 @@ mod param_headers;
 mod request;
 mod subscription;
 
-pub use methods::ToolPages;
 pub use request::ProgressUpdate;
 pub use subscription::Subscription;
 
@@ -114,7 +114,7 @@ struct Shared {
 
 impl Shared {
     fn routes(&self) -> MutexGuard<'_, Routes> {
-        self.routes.lock().unwrap_or_else(|e| e.into_inner())
+        self.routes.lock()
     }
 }
 

@@ -33,11 +33,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// What the subcommands share.
 struct Context {
-    /// The workspace root (absolute).
-    root: PathBuf,
-    /// The loaded configuration.
-    config: Config,
-    /// The manager, built from the configuration and the flags.
+    /// The manager: the loaded configuration and root, and the flags.
     manager: Manager,
     /// Where results go.
     printer: Printer,
@@ -58,13 +54,8 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         let view = config_view::describe(&config, global.show_argv);
         return printer.print(&view, config_view::human);
     }
-    let manager = build_manager(&global, &config);
-    let ctx = Context {
-        root,
-        config,
-        manager,
-        printer,
-    };
+    let manager = build_manager(&global, config, root);
+    let ctx = Context { manager, printer };
     run_on_server(&ctx, command).await
 }
 
@@ -86,7 +77,7 @@ fn resolve_root(root: Option<&Path>) -> anyhow::Result<PathBuf> {
 }
 
 /// The manager: the configuration's `client` section, then the flags.
-fn build_manager(global: &GlobalArgs, config: &Config) -> Manager {
+fn build_manager(global: &GlobalArgs, config: Config, root: PathBuf) -> Manager {
     let timeout = Duration::from_millis(global.timeout_ms);
     let trust = if global.trust {
         TrustMode::Trusted
@@ -102,7 +93,9 @@ fn build_manager(global: &GlobalArgs, config: &Config) -> Manager {
         dns_fail_open: global.dns_fail_open,
         allowed_hosts: global.allow_host.clone(),
     };
-    let manager = Manager::from_config(config, CLIENT_NAME, env!("CARGO_PKG_VERSION"), timeout)
+    let manager = Manager::new(config, root)
+        .with_client_info(CLIENT_NAME, env!("CARGO_PKG_VERSION"))
+        .with_timeout(timeout)
         .with_trust_mode(trust)
         .with_untrusted_streamable_http_policy(policy)
         .with_allow_stdout_log_outside_root(global.allow_stdout_log_outside_root);
@@ -140,9 +133,7 @@ async fn run_on_server(ctx: &Context, command: Command) -> anyhow::Result<()> {
     let early = prepare(&command)?;
     let session = {
         let _spinner = Spinner::start(format!("connecting to `{server}`…"));
-        ctx.manager
-            .connect_session(&ctx.config, server, &ctx.root)
-            .await?
+        ctx.manager.open(server).await?
     };
     let outcome = Box::pin(dispatch(ctx, &session, &command, early)).await;
     shut_down(session).await;
