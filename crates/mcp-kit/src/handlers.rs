@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_jsonrpc::{ErrorObject, error_codes};
+use mcp_schema::{ListRootsRequest, McpRequest, PingRequest};
 use serde_json::{Value, json};
 
 use crate::config::Root;
@@ -104,11 +105,11 @@ impl Handlers {
     /// Answers a server's request.
     pub(crate) async fn answer(&self, ctx: ServerRequestContext) -> Result<Value, ErrorObject> {
         match ctx.method.as_str() {
-            "roots/list" if self.roots.is_some() => {
+            ListRootsRequest::METHOD if self.roots.is_some() => {
                 let roots = self.roots.as_deref().map(Vec::as_slice).unwrap_or_default();
                 return Ok(json!({ "roots": roots }));
             }
-            "ping" => return Ok(json!({})),
+            PingRequest::METHOD => return Ok(json!({})),
             _ => {}
         }
         let method = ctx.method.clone();

@@ -20,7 +20,7 @@
 //!   client capabilities in `params._meta` ([`Meta::for_request`],
 //!   [`Meta::protocol_version`], [`Meta::client_capabilities`]); [`DiscoverRequest`] lists
 //!   supported versions; servers ask for input with an [`InputRequiredResult`] instead of
-//!   requests of their own ([`mrtr`]); change notifications flow on a
+//!   requests of their own ([`input_required`]); change notifications flow on a
 //!   [`SubscriptionsListenRequest`] stream; results carry [`ResultType`] and cacheable ones
 //!   `ttl_ms` / `cache_scope`.
 //!
@@ -113,7 +113,7 @@
 //! | [`tools`], [`resources`], [`prompts`], [`completion`], [`logging`] | server features; [`StructuredContent`] of tool results |
 //! | [`sampling`], [`elicitation`], [`roots`] | client features |
 //! | [`lifecycle`], [`discover`] | `initialize` (stateful) and `server/discover` (stateless) |
-//! | [`subscriptions`], [`mrtr`], [`tasks`] | `subscriptions/listen`, multi round-trip requests and [`Outcome`], tasks |
+//! | [`subscriptions`], [`input_required`], [`tasks`] | `subscriptions/listen`, multi round-trip requests (MRTR) and [`Outcome`], tasks |
 //! | [`notifications`], [`pagination`] | cancellation and progress, cursors |
 //! | [`methods`], [`messages`] | [`McpRequest`] / [`McpNotification`] markers, typed method unions |
 //! | [`envelope`] | typed JSON-RPC envelopes |
@@ -131,12 +131,12 @@ pub mod elicitation;
 pub mod envelope;
 pub mod error;
 pub mod headers;
+pub mod input_required;
 pub mod lifecycle;
 pub mod logging;
 pub mod messages;
 pub mod meta;
 pub mod methods;
-pub mod mrtr;
 pub mod notifications;
 pub mod pagination;
 pub mod prompts;
@@ -158,6 +158,7 @@ pub use discover::*;
 pub use elicitation::*;
 pub use envelope::*;
 pub use error::*;
+pub use input_required::*;
 pub use lifecycle::*;
 pub use logging::*;
 pub use messages::*;
@@ -175,7 +176,6 @@ pub use methods::{
     ToolListChangedNotification, UnsubscribeRequest,
 };
 pub use methods::{McpNotification, McpRequest};
-pub use mrtr::*;
 pub use notifications::*;
 pub use pagination::*;
 pub use prompts::*;

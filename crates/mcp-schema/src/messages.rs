@@ -26,12 +26,12 @@ use crate::discover::DiscoverResult;
 use crate::elicitation::{
     ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams,
 };
+use crate::input_required::Outcome;
+use crate::input_required::RetryParams;
 use crate::lifecycle::{InitializeRequestParams, InitializeResult};
 use crate::logging::{LoggingMessageNotificationParams, SetLevelRequestParams};
 use crate::meta::{HasMeta, Meta};
 use crate::methods::*;
-use crate::mrtr::Outcome;
-use crate::mrtr::RetryParams;
 use crate::notifications::{CancelledNotificationParams, ProgressNotificationParams};
 use crate::pagination::PaginatedRequestParams;
 use crate::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult};

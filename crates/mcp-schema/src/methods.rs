@@ -39,9 +39,9 @@ use crate::discover::DiscoverResult;
 use crate::elicitation::{
     ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams,
 };
+use crate::input_required::{Outcome, RetryParams};
 use crate::lifecycle::{InitializeRequestParams, InitializeResult};
 use crate::logging::{LoggingMessageNotificationParams, SetLevelRequestParams};
-use crate::mrtr::{Outcome, RetryParams};
 use crate::notifications::{CancelledNotificationParams, ProgressNotificationParams};
 use crate::pagination::PaginatedRequestParams;
 use crate::prompts::{GetPromptRequestParams, GetPromptResult, ListPromptsResult};

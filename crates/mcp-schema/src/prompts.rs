@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 
 use crate::common::{CacheScope, Icons, ResultType, Role};
 use crate::content::ContentBlock;
+use crate::input_required::InputResponses;
 use crate::macros::{extensible, has_meta};
 use crate::meta::Meta;
-use crate::mrtr::InputResponses;
 use crate::pagination::Cursor;
 
 /// A prompt or prompt template the server offers (`Prompt`).

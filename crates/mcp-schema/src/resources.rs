@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 
 use crate::common::{Annotations, CacheScope, Icons, ResultType};
 use crate::content::ResourceContents;
+use crate::input_required::InputResponses;
 use crate::macros::{extensible, has_meta};
 use crate::meta::Meta;
-use crate::mrtr::InputResponses;
 use crate::pagination::Cursor;
 
 /// A resource the server can read (`Resource`).

@@ -5,9 +5,9 @@ use serde_json::{Map, Value};
 
 use crate::common::{CacheScope, Icons, ResultType};
 use crate::content::ContentBlock;
+use crate::input_required::InputResponses;
 use crate::macros::{extensible, has_meta, string_enum};
 use crate::meta::Meta;
-use crate::mrtr::InputResponses;
 use crate::pagination::Cursor;
 use crate::structured::StructuredContent;
 use crate::tags::ObjectTag;

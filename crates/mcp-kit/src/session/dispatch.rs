@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use mcp_jsonrpc::{IncomingRequest, Notification};
+use mcp_schema::{McpNotification, ProgressNotification};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -63,7 +64,7 @@ pub(super) async fn serve_notifications(
 /// to none.
 fn route(shared: &Shared, method: &str, params: Option<&Value>) -> bool {
     let Some(params) = params else { return false };
-    if method == "notifications/progress" {
+    if method == ProgressNotification::METHOD {
         let token = match params.get("progressToken") {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Number(n)) => n.to_string(),

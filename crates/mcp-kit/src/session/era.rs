@@ -3,10 +3,15 @@
 
 use std::time::Duration;
 
-use mcp_schema::{Era, error_codes};
+use mcp_schema::headers::PROTOCOL_VERSION;
+use mcp_schema::{
+    DiscoverRequest, Era, InitializeRequest, InitializedNotification, McpNotification, McpRequest,
+    error_codes,
+};
 use serde_json::{Map, Value, json};
 
-use super::{Negotiated, Session, headers};
+use super::request::mirrored_headers;
+use super::{Negotiated, Session};
 use crate::Error;
 
 /// The versions this client speaks per era, newest last.
@@ -101,16 +106,18 @@ async fn discover(session: &Session, version: &str) -> Result<Negotiated, ProbeF
     session.insert_envelope(&mut meta, version);
     let params = json!({ "_meta": meta });
     let headers = if session.shared.http {
-        headers::request_headers("server/discover", Some(&params), Some(version))
+        let mut headers = vec![(PROTOCOL_VERSION.to_owned(), version.to_owned())];
+        headers.extend(mirrored_headers(DiscoverRequest::METHOD, Some(&params)));
+        headers
     } else {
         Vec::new()
     };
     let pending = session
         .shared
         .handle
-        .start_request_with_headers("server/discover", Some(&params), headers)
+        .start_request_with_headers(DiscoverRequest::METHOD, Some(&params), headers)
         .await
-        .map_err(|e| ProbeFailure::Fatal(session.request_error("server/discover", e)))?;
+        .map_err(|e| ProbeFailure::Fatal(session.request_error(DiscoverRequest::METHOD, e)))?;
     let limit = session.timeout.min(PROBE_TIMEOUT);
     let outcome = match tokio::time::timeout(limit, pending).await {
         Ok(outcome) => outcome,
@@ -118,7 +125,7 @@ async fn discover(session: &Session, version: &str) -> Result<Negotiated, ProbeF
             return Err(ProbeFailure::Legacy(
                 format!("no answer within {limit:?}"),
                 Error::Timeout {
-                    method: "server/discover".into(),
+                    method: DiscoverRequest::METHOD.into(),
                     timeout: limit,
                 },
             ));
@@ -136,7 +143,8 @@ async fn discover(session: &Session, version: &str) -> Result<Negotiated, ProbeF
                     .unwrap_or_default();
                 return Err(ProbeFailure::Unsupported {
                     supported,
-                    error: session.request_error("server/discover", mcp_jsonrpc::Error::Rpc(error)),
+                    error: session
+                        .request_error(DiscoverRequest::METHOD, mcp_jsonrpc::Error::Rpc(error)),
                 });
             }
             if let Some(status) = http_status(&error).filter(|s| *s == 401 || *s == 403) {
@@ -154,12 +162,12 @@ async fn discover(session: &Session, version: &str) -> Result<Negotiated, ProbeF
             let why = error.to_string();
             return Err(ProbeFailure::Legacy(
                 why,
-                session.request_error("server/discover", mcp_jsonrpc::Error::Rpc(error)),
+                session.request_error(DiscoverRequest::METHOD, mcp_jsonrpc::Error::Rpc(error)),
             ));
         }
         Err(e) => {
             return Err(ProbeFailure::Fatal(
-                session.request_error("server/discover", e),
+                session.request_error(DiscoverRequest::METHOD, e),
             ));
         }
     };
@@ -210,7 +218,7 @@ async fn initialize(session: &Session, version: &str) -> Result<Negotiated, Erro
     });
     // The initialize request must not be cancelled.
     let result = session
-        .send_and_wait("initialize", Some(params), Vec::new(), false)
+        .send_and_wait(InitializeRequest::METHOD, Some(params), Vec::new(), false)
         .await?;
     let answered = result
         .get("protocolVersion")
@@ -226,7 +234,9 @@ async fn initialize(session: &Session, version: &str) -> Result<Negotiated, Erro
         });
     }
     // Only once the answer is in: some servers register capability-dependent features then.
-    session.notify("notifications/initialized", None).await?;
+    session
+        .notify(InitializedNotification::METHOD, None)
+        .await?;
     Ok(Negotiated::Initialize {
         protocol_version: answered,
         result,

@@ -3,18 +3,21 @@
 use std::future::Future;
 
 use mcp_schema::{
-    CallToolResult, CompleteRequestParams, CompleteResult, DiscoverResult, GetPromptResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    LoggingLevel, ReadResourceResult, Tool,
+    CallToolRequest, CallToolResult, CompleteRequest, CompleteRequestParams, CompleteResult,
+    DiscoverRequest, DiscoverResult, GetPromptRequest, GetPromptResult, ListPromptsRequest,
+    ListPromptsResult, ListResourceTemplatesRequest, ListResourceTemplatesResult,
+    ListResourcesRequest, ListResourcesResult, ListToolsRequest, ListToolsResult, LoggingLevel,
+    McpRequest, PingRequest, Prompt, ReadResourceRequest, ReadResourceResult, Resource,
+    ResourceTemplate, SetLevelRequest, SubscribeRequest, Tool, UnsubscribeRequest,
 };
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use super::request::ProgressUpdate;
-use super::{Session, from_result, param_headers};
+use super::{Session, from_result};
 use crate::Error;
 
-/// The most pages [`Session::list_all_tools`] follows before giving up on a server whose
+/// The most pages the `list_all_*` methods follow before giving up on a server whose
 /// cursors never end.
 const MAX_PAGES: usize = 1000;
 
@@ -26,7 +29,7 @@ impl Session {
     /// `ping`: checks that the server answers (stateful era; 2026-07-28 has no ping and
     /// answers `-32601`).
     pub async fn ping(&self) -> Result<(), Error> {
-        self.request("ping", None).await.map(drop)
+        self.request(PingRequest::METHOD, None).await.map(drop)
     }
 
     /// `tools/list`, one page.
@@ -36,8 +39,10 @@ impl Session {
     /// declarations are remembered so that [`call_tool`](Self::call_tool) mirrors those
     /// parameters into `Mcp-Param-*` headers.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, Error> {
-        let value = self.request("tools/list", cursor_params(cursor)).await?;
-        let mut result: ListToolsResult = from_result("tools/list", value)?;
+        let value = self
+            .request(ListToolsRequest::METHOD, cursor_params(cursor))
+            .await?;
+        let mut result: ListToolsResult = from_result(ListToolsRequest::METHOD, value)?;
         if self.shared.http && self.negotiated.era() == mcp_schema::Era::Stateless {
             self.screen_tools(&mut result.tools);
         }
@@ -46,26 +51,70 @@ impl Session {
 
     /// `tools/list`, following `nextCursor` until the last page.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, Error> {
-        let mut tools = Vec::new();
+        self.all_pages(ListToolsRequest::METHOD, |cursor| async move {
+            let page = self.list_tools(cursor.as_deref()).await?;
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
+    }
+
+    /// `resources/list`, every page.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
+        self.all_pages(ListResourcesRequest::METHOD, |cursor| async move {
+            let page = self.list_resources(cursor.as_deref()).await?;
+            Ok((page.resources, page.next_cursor))
+        })
+        .await
+    }
+
+    /// `resources/templates/list`, every page.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
+        self.all_pages(ListResourceTemplatesRequest::METHOD, |cursor| async move {
+            let page = self.list_resource_templates(cursor.as_deref()).await?;
+            Ok((page.resource_templates, page.next_cursor))
+        })
+        .await
+    }
+
+    /// `prompts/list`, every page.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {
+        self.all_pages(ListPromptsRequest::METHOD, |cursor| async move {
+            let page = self.list_prompts(cursor.as_deref()).await?;
+            Ok((page.prompts, page.next_cursor))
+        })
+        .await
+    }
+
+    /// Asks for pages (`page(cursor)` → items and the next cursor) until the last one. A
+    /// cursor repeated, or more than [`MAX_PAGES`] pages, is the server's error.
+    async fn all_pages<T, F, Fut>(&self, method: &str, mut page: F) -> Result<Vec<T>, Error>
+    where
+        F: FnMut(Option<String>) -> Fut,
+        Fut: Future<Output = Result<(Vec<T>, Option<String>), Error>>,
+    {
+        let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
-            let page = self.list_tools(cursor.as_deref()).await?;
-            tools.extend(page.tools);
-            match page.next_cursor {
-                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-                Some(_) => {
-                    return Err(Error::Protocol {
-                        server: self.server_name().to_owned(),
-                        message: "tools/list returned the same cursor twice".into(),
-                    });
+            let (page_items, next) = page(cursor.clone()).await?;
+            items.extend(page_items);
+            match next {
+                None => return Ok(items),
+                Some(next) if cursor.as_ref() == Some(&next) => {
+                    return Err(
+                        self.protocol_error(format!("{method} returned the same cursor twice"))
+                    );
                 }
-                None => return Ok(tools),
+                Some(next) => cursor = Some(next),
             }
         }
-        Err(Error::Protocol {
+        Err(self.protocol_error(format!("{method} did not end after {MAX_PAGES} pages")))
+    }
+
+    fn protocol_error(&self, message: String) -> Error {
+        Error::Protocol {
             server: self.server_name().to_owned(),
-            message: format!("tools/list did not end after {MAX_PAGES} pages"),
-        })
+            message,
+        }
     }
 
     /// `tools/call`. A tool's own failure is a result with `isError: true`, not an `Err`.
@@ -75,9 +124,9 @@ impl Session {
         arguments: Option<Map<String, Value>>,
     ) -> Result<CallToolResult, Error> {
         let value = self
-            .request("tools/call", Some(call_params(name, arguments)))
+            .request(CallToolRequest::METHOD, Some(call_params(name, arguments)))
             .await?;
-        from_result("tools/call", value)
+        from_result(CallToolRequest::METHOD, value)
     }
 
     /// `tools/call` with progress: see [`request_with_progress`](Self::request_with_progress).
@@ -90,19 +139,18 @@ impl Session {
         impl Future<Output = Result<CallToolResult, Error>> + Send + 'a,
     ) {
         let (progress, call) =
-            self.request_with_progress("tools/call", Some(call_params(name, arguments)));
-        (
-            progress,
-            async move { from_result("tools/call", call.await?) },
-        )
+            self.request_with_progress(CallToolRequest::METHOD, Some(call_params(name, arguments)));
+        (progress, async move {
+            from_result(CallToolRequest::METHOD, call.await?)
+        })
     }
 
     /// `resources/list`, one page.
     pub async fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult, Error> {
         let value = self
-            .request("resources/list", cursor_params(cursor))
+            .request(ListResourcesRequest::METHOD, cursor_params(cursor))
             .await?;
-        from_result("resources/list", value)
+        from_result(ListResourcesRequest::METHOD, value)
     }
 
     /// `resources/templates/list`, one page.
@@ -111,38 +159,40 @@ impl Session {
         cursor: Option<&str>,
     ) -> Result<ListResourceTemplatesResult, Error> {
         let value = self
-            .request("resources/templates/list", cursor_params(cursor))
+            .request(ListResourceTemplatesRequest::METHOD, cursor_params(cursor))
             .await?;
-        from_result("resources/templates/list", value)
+        from_result(ListResourceTemplatesRequest::METHOD, value)
     }
 
     /// `resources/read`.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
         let value = self
-            .request("resources/read", Some(json!({ "uri": uri })))
+            .request(ReadResourceRequest::METHOD, Some(json!({ "uri": uri })))
             .await?;
-        from_result("resources/read", value)
+        from_result(ReadResourceRequest::METHOD, value)
     }
 
     /// `resources/subscribe` (stateful era): `notifications/resources/updated` for `uri`
     /// then reach the notification handler.
     pub async fn subscribe_resource(&self, uri: &str) -> Result<(), Error> {
-        self.request("resources/subscribe", Some(json!({ "uri": uri })))
+        self.request(SubscribeRequest::METHOD, Some(json!({ "uri": uri })))
             .await
             .map(drop)
     }
 
     /// `resources/unsubscribe` (stateful era).
     pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), Error> {
-        self.request("resources/unsubscribe", Some(json!({ "uri": uri })))
+        self.request(UnsubscribeRequest::METHOD, Some(json!({ "uri": uri })))
             .await
             .map(drop)
     }
 
     /// `prompts/list`, one page.
     pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, Error> {
-        let value = self.request("prompts/list", cursor_params(cursor)).await?;
-        from_result("prompts/list", value)
+        let value = self
+            .request(ListPromptsRequest::METHOD, cursor_params(cursor))
+            .await?;
+        from_result(ListPromptsRequest::METHOD, value)
     }
 
     /// `prompts/get` with string arguments.
@@ -155,30 +205,30 @@ impl Session {
         if let Some(arguments) = arguments {
             params["arguments"] = Value::Object(arguments);
         }
-        let value = self.request("prompts/get", Some(params)).await?;
-        from_result("prompts/get", value)
+        let value = self.request(GetPromptRequest::METHOD, Some(params)).await?;
+        from_result(GetPromptRequest::METHOD, value)
     }
 
     /// `logging/setLevel` (stateful era; in 2026-07-28 the level travels in each request's
     /// `_meta` instead).
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), Error> {
-        self.request("logging/setLevel", Some(json!({ "level": level })))
+        self.request(SetLevelRequest::METHOD, Some(json!({ "level": level })))
             .await
             .map(drop)
     }
 
     /// `completion/complete`.
     pub async fn complete(&self, params: CompleteRequestParams) -> Result<CompleteResult, Error> {
-        let params = super::to_params("completion/complete", Some(&params))?;
-        let value = self.request("completion/complete", params).await?;
-        from_result("completion/complete", value)
+        let params = super::to_params(CompleteRequest::METHOD, Some(&params))?;
+        let value = self.request(CompleteRequest::METHOD, params).await?;
+        from_result(CompleteRequest::METHOD, value)
     }
 
     /// `server/discover` (2026-07-28): the server's versions, capabilities and identity,
     /// asked again.
     pub async fn discover(&self) -> Result<DiscoverResult, Error> {
-        let value = self.request("server/discover", None).await?;
-        from_result("server/discover", value)
+        let value = self.request(DiscoverRequest::METHOD, None).await?;
+        from_result(DiscoverRequest::METHOD, value)
     }
 }
 
@@ -188,7 +238,7 @@ impl Session {
         let mut known = self.tool_headers.lock();
         tools.retain(|tool| {
             let schema = serde_json::to_value(&tool.input_schema).unwrap_or(Value::Null);
-            match param_headers::declarations(&schema) {
+            match mcp_schema::headers::param_headers(&schema) {
                 Ok(declarations) => {
                     if declarations.is_empty() {
                         known.remove(&tool.name);
@@ -219,9 +269,10 @@ impl Session {
             known.get(name),
             params.get("arguments").and_then(Value::as_object),
         ) {
-            (Some(declarations), Some(arguments)) => {
-                param_headers::header_values(declarations, arguments)
-            }
+            (Some(declarations), Some(arguments)) => declarations
+                .iter()
+                .filter_map(|d| Some((d.header_name(), d.header_value(arguments)?)))
+                .collect(),
             _ => Vec::new(),
         }
     }

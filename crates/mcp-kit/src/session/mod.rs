@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mcp_jsonrpc::{Peer, PeerHandle};
-use mcp_schema::{Era, McpNotification, McpRequest};
+use mcp_schema::{DiscoverRequest, Era, InitializeRequest, McpNotification, McpRequest};
 use parking_lot::{Mutex, MutexGuard};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -18,10 +18,8 @@ use crate::handlers::Handlers;
 
 mod dispatch;
 mod era;
-mod headers;
+mod input_required;
 mod methods;
-mod mrtr;
-mod param_headers;
 mod request;
 mod subscription;
 
@@ -82,8 +80,8 @@ impl Negotiated {
     /// The handshake method used: `initialize` or `server/discover`.
     pub fn handshake(&self) -> &'static str {
         match self {
-            Negotiated::Initialize { .. } => "initialize",
-            Negotiated::Discover { .. } => "server/discover",
+            Negotiated::Initialize { .. } => InitializeRequest::METHOD,
+            Negotiated::Discover { .. } => DiscoverRequest::METHOD,
         }
     }
 
@@ -133,7 +131,7 @@ pub struct Session {
     capabilities: Value,
     timeout: Duration,
     /// The `x-mcp-header` declarations of the tools listed so far (2026-07-28 over HTTP).
-    tool_headers: Mutex<HashMap<String, Vec<param_headers::ParamHeader>>>,
+    tool_headers: Mutex<HashMap<String, Vec<mcp_schema::headers::ParamHeader>>>,
 }
 
 impl std::fmt::Debug for Session {

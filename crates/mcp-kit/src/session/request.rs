@@ -4,11 +4,11 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcp_jsonrpc::Id;
-use mcp_schema::Era;
+use mcp_schema::{CallToolRequest, CancelledNotification, Era, McpNotification, McpRequest};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
-use super::{Session, Shared, headers};
+use super::{Session, Shared};
 use crate::Error;
 
 /// One `notifications/progress` for a call made with progress.
@@ -82,8 +82,8 @@ impl Session {
         if !self.shared.http || self.negotiated.era() != Era::Stateless {
             return Vec::new();
         }
-        let mut headers = headers::request_headers(method, params, None);
-        if method == "tools/call" {
+        let mut headers = mirrored_headers(method, params);
+        if method == CallToolRequest::METHOD {
             headers.extend(self.param_headers(params));
         }
         headers
@@ -222,7 +222,10 @@ pub(super) fn send_cancelled_detached(shared: &Shared, id: &Id, reason: &str) {
     let handle = shared.handle.clone();
     let params = json!({ "requestId": id, "reason": reason });
     runtime.spawn(async move {
-        if let Err(e) = handle.notify("notifications/cancelled", Some(params)).await {
+        if let Err(e) = handle
+            .notify(CancelledNotification::METHOD, Some(params))
+            .await
+        {
             tracing::debug!(error = %e, "could not send notifications/cancelled");
         }
     });
@@ -238,4 +241,12 @@ impl Drop for ProgressRoute {
     fn drop(&mut self) {
         self.shared.routes().progress.remove(&self.token);
     }
+}
+
+/// The `Mcp-Method` and `Mcp-Name` headers a 2026-07-28 request mirrors from its body.
+pub(super) fn mirrored_headers(method: &str, params: Option<&Value>) -> Vec<(String, String)> {
+    mcp_schema::headers::request_headers(method, params)
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect()
 }

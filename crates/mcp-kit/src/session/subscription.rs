@@ -2,7 +2,11 @@
 
 use std::sync::Arc;
 
-use mcp_schema::Era;
+use mcp_jsonrpc::Id;
+use mcp_schema::{
+    Era, McpNotification, McpRequest, SubscriptionsAcknowledgedNotification,
+    SubscriptionsListenRequest,
+};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -10,7 +14,6 @@ use tokio::task::JoinHandle;
 use super::request::send_cancelled_detached;
 use super::{Session, Shared};
 use crate::Error;
-use mcp_jsonrpc::Id;
 
 /// Notifications buffered per subscription; more are dropped with a warning.
 const SUBSCRIPTION_BUFFER: usize = 256;
@@ -79,7 +82,7 @@ impl Session {
     /// server's acknowledgment. In the stateful era use
     /// [`subscribe_resource`](Self::subscribe_resource) and the notification handler instead.
     pub async fn subscribe(&self, filter: Value) -> Result<Subscription, Error> {
-        const METHOD: &str = "subscriptions/listen";
+        const METHOD: &str = SubscriptionsListenRequest::METHOD;
         if self.negotiated.era() != Era::Stateless {
             return Err(Error::Protocol {
                 server: self.server_name().to_owned(),
@@ -128,7 +131,7 @@ impl Session {
         };
         match first {
             Ok(Some(SubscriptionEvent::Notification { method, params }))
-                if method == "notifications/subscriptions/acknowledged" =>
+                if method == SubscriptionsAcknowledgedNotification::METHOD =>
             {
                 subscription.acknowledged =
                     params.get("notifications").cloned().unwrap_or(Value::Null);

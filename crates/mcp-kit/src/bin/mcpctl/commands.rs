@@ -2,14 +2,12 @@
 //! connect, send, print.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::CommandFactory;
-use mcp_kit::mcp::{CompleteContext, CompleteRequestParams, Reference};
+use mcp_kit::mcp::{CompleteContext, CompleteRequestParams, McpRequest, PingRequest, Reference};
 use mcp_kit::{Config, Manager, Session, TrustMode, UntrustedStreamableHttpPolicy};
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::args::{
@@ -23,10 +21,6 @@ use crate::{config_view, views};
 
 /// The name the client announces in `clientInfo`.
 const CLIENT_NAME: &str = "mcpctl";
-
-/// The most pages a list command follows before giving up on a server whose cursors never
-/// end.
-const MAX_PAGES: usize = 1000;
 
 /// How long a stdio server gets to exit after its stdin closes, before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
@@ -253,30 +247,18 @@ async fn dispatch(
             printer.print(&json!({ "tools": tools }), views::tools)
         }
         Command::ListResources(_) => {
-            let resources = all_pages("resources/list", |cursor| async move {
-                let page = session.list_resources(cursor.as_deref()).await?;
-                Ok((page.resources, page.next_cursor))
-            })
-            .await?;
+            let resources = session.list_all_resources().await?;
             printer.print(&json!({ "resources": resources }), views::resources)
         }
         Command::ListResourceTemplates(_) => {
-            let templates = all_pages("resources/templates/list", |cursor| async move {
-                let page = session.list_resource_templates(cursor.as_deref()).await?;
-                Ok((page.resource_templates, page.next_cursor))
-            })
-            .await?;
+            let templates = session.list_all_resource_templates().await?;
             printer.print(
                 &json!({ "resourceTemplates": templates }),
                 views::resource_templates,
             )
         }
         Command::ListPrompts(_) => {
-            let prompts = all_pages("prompts/list", |cursor| async move {
-                let page = session.list_prompts(cursor.as_deref()).await?;
-                Ok((page.prompts, page.next_cursor))
-            })
-            .await?;
+            let prompts = session.list_all_prompts().await?;
             printer.print(&json!({ "prompts": prompts }), views::prompts)
         }
         Command::Call(call) => call_tool(session, printer, call, early.arguments).await,
@@ -298,7 +280,7 @@ async fn dispatch(
         }
         Command::Ping(_) => {
             let started = Instant::now();
-            let result = session.request("ping", None).await?;
+            let result = session.request(PingRequest::METHOD, None).await?;
             let elapsed = started.elapsed().as_millis();
             let server = session.server_name().to_owned();
             printer.print(&result, |_| format!("pong from `{server}` in {elapsed} ms"))
@@ -318,36 +300,6 @@ async fn dispatch(
         }
         Command::ListServers | Command::Completions(_) => Ok(()),
     }
-}
-
-/// Follows `nextCursor` until the last page (at most [`MAX_PAGES`]; a repeated cursor is an
-/// error), collecting the items as JSON.
-async fn all_pages<T, F, Fut>(method: &str, mut page: F) -> anyhow::Result<Vec<Value>>
-where
-    T: Serialize,
-    F: FnMut(Option<String>) -> Fut,
-    Fut: Future<Output = Result<(Vec<T>, Option<String>), mcp_kit::Error>>,
-{
-    let mut items = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..MAX_PAGES {
-        let (page_items, next) = page(cursor.clone()).await?;
-        for item in page_items {
-            items.push(serde_json::to_value(item)?);
-        }
-        match next {
-            None => return Ok(items),
-            Some(next) if cursor.as_ref() == Some(&next) => {
-                return Err(server_failure(format!(
-                    "{method} returned the same cursor twice"
-                )));
-            }
-            Some(next) => cursor = Some(next),
-        }
-    }
-    Err(server_failure(format!(
-        "{method} did not end after {MAX_PAGES} pages"
-    )))
 }
 
 /// `call`: converts `KEY=VALUE` pairs by the tool's input schema (fetched with

@@ -1,4 +1,4 @@
-//! Multi round-trip requests (2026-07-28) and the result outcomes of requests.
+//! Multi round-trip requests (MRTR, 2026-07-28) and the result outcomes of requests.
 //!
 //! A 2026-07-28 server never sends requests of its own. When `tools/call`, `prompts/get` or
 //! `resources/read` needs input (sampling, elicitation, roots), the server answers with an

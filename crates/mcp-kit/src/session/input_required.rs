@@ -1,4 +1,4 @@
-//! Multi round-trip requests (2026-07-28): an `InputRequiredResult` is answered through the
+//! Multi round-trip requests (MRTR, 2026-07-28): an `InputRequiredResult` is answered through the
 //! session's handlers and the request retried, transparently to the caller.
 
 use serde_json::{Map, Value};

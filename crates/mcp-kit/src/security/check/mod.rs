@@ -1,0 +1,538 @@
+//! The checks behind [`TrustMode::Untrusted`](super::TrustMode), and their error.
+
+use std::future::Future;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+
+use super::UntrustedStreamableHttpPolicy;
+use super::dns::{DnsOutcome, resolve_and_classify, system_resolve};
+use super::host::{Host, UrlTarget, host_in_allowlist, is_localhost_like, parse_url};
+use super::ip::is_global_ip;
+use crate::config::{HttpUrls, StreamableHttpServer, Transport};
+
+/// The fix shared by the refusals that only Trusted mode lifts.
+const TRUST_HINT: &str = "rerun with --trust (CLI) or use TrustMode::Trusted (code)";
+
+/// A refusal of the trust policy ([`TrustMode::Untrusted`](super::TrustMode)).
+///
+/// Each message starts with a fixed sentence (`refusing to … in untrusted mode`, the one the
+/// troubleshooting guide lists), then names the server and what was refused, then how to
+/// relax the rule. Messages never contain header values, environment variable values, URL
+/// credentials, paths, queries or fragments (they may carry secrets): URLs are shown as
+/// `scheme://host[:port]`, followed by `/…` when something was left out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolicyError {
+    /// A `transport=stdio` server: spawning a program is refused.
+    #[error(
+        "refusing to spawn mcp server in untrusted mode: server `{}` (transport=stdio); {TRUST_HINT}",
+        shown(.server)
+    )]
+    Spawn {
+        /// The server's name.
+        server: String,
+    },
+
+    /// A `transport=unix` server: connecting a local socket is refused.
+    #[error(
+        "refusing to connect unix mcp server in untrusted mode: server `{}` (transport=unix); \
+         {TRUST_HINT}",
+        shown(.server)
+    )]
+    Unix {
+        /// The server's name.
+        server: String,
+    },
+
+    /// A URL that cannot be parsed, or that uses a form the policy does not accept (see
+    /// `reason`).
+    #[error(
+        "refusing to connect unparsable streamable http url in untrusted mode: server `{}`, \
+         field `{field}`: {reason}; write it as https://host[:port]/path with an ASCII (punycode) \
+         host, or {TRUST_HINT}",
+        shown(.server)
+    )]
+    InvalidUrl {
+        /// The server's name.
+        server: String,
+        /// The configuration field: `url`, `sse_url` or `http_url`.
+        field: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+
+    /// A scheme other than `http` and `https`.
+    #[error(
+        "refusing to connect streamable http url with unsupported scheme in untrusted mode: \
+         server `{}`, field `{field}`, scheme `{scheme}`; use https:// (or http:// with \
+         --allow-http)",
+        shown(.server)
+    )]
+    UnsupportedScheme {
+        /// The server's name.
+        server: String,
+        /// The configuration field: `url`, `sse_url` or `http_url`.
+        field: &'static str,
+        /// The scheme, lowercased.
+        scheme: String,
+    },
+
+    /// An `http://` URL while the policy requires https.
+    #[error(
+        "refusing to connect non-https streamable http url in untrusted mode: server `{}`, \
+         field `{field}`, url `{url}`; use https://, or rerun with --allow-http (CLI) / \
+         UntrustedStreamableHttpPolicy {{ require_https: false, .. }} (code)",
+        shown(.server)
+    )]
+    NonHttps {
+        /// The server's name.
+        server: String,
+        /// The configuration field: `url`, `sse_url` or `http_url`.
+        field: &'static str,
+        /// The URL, redacted (`scheme://host[:port]`).
+        url: String,
+    },
+
+    /// A URL with `user:pass@` or `user@` credentials.
+    #[error(
+        "refusing to connect streamable http url with credentials in untrusted mode: server \
+         `{}`, field `{field}`, url `{url}` (credentials not shown); remove the user:pass@ part, \
+         or {TRUST_HINT}",
+        shown(.server)
+    )]
+    UrlCredentials {
+        /// The server's name.
+        server: String,
+        /// The configuration field: `url`, `sse_url` or `http_url`.
+        field: &'static str,
+        /// The URL, redacted (without the credentials).
+        url: String,
+    },
+
+    /// A `localhost`, `*.localhost`, `*.local`, `*.localdomain` or single-label host.
+    #[error(
+        "refusing to connect localhost/local/single-label domain in untrusted mode: server \
+         `{}`, field `{field}`, url `{url}`, host `{host}`; rerun with --allow-localhost (CLI) / \
+         UntrustedStreamableHttpPolicy {{ allow_localhost: true, .. }} (code), or with --trust \
+         (--allow-host does not lift this rule)",
+        shown(.server)
+    )]
+    Localhost {
+        /// The server's name.
+        server: String,
+        /// The configuration field: `url`, `sse_url` or `http_url`.
+        field: &'static str,
+        /// The URL, redacted.
+        url: String,
+        /// The host, lowercased.
+        host: String,
+    },
+
+    /// An IP literal that is not global (see [`is_global_ip`](super::is_global_ip)).
+    #[error(
+        "refusing to connect non-global ip in untrusted mode: server `{}`, field `{field}`, url \
+         `{url}`, ip `{ip}`; rerun with --allow-private-ip (CLI) / UntrustedStreamableHttpPolicy \
+         {{ allow_private_ips: true, .. }} (code), or with --trust",
+        shown(.server)
+    )]
+    NonGlobalIp {
+        /// The server's name.
+        server: String,
+        /// The configuration field: `url`, `sse_url` or `http_url`.
+        field: &'static str,
+        /// The URL, redacted.
+        url: String,
+        /// The address (decoded from whatever form the URL used).
+        ip: IpAddr,
+    },
+
+    /// A host outside a non-empty allowlist.
+    #[error(
+        "refusing to connect host not in allowlist in untrusted mode: server `{}`, field \
+         `{field}`, url `{url}`, host `{host}`; add it with --allow-host {host} (CLI) / \
+         UntrustedStreamableHttpPolicy::allowed_hosts (code), or rerun with --trust",
+        shown(.server)
+    )]
+    HostNotAllowed {
+        /// The server's name.
+        server: String,
+        /// The configuration field: `url`, `sse_url` or `http_url`.
+        field: &'static str,
+        /// The URL, redacted.
+        url: String,
+        /// The host, lowercased (IPv6 in brackets).
+        host: String,
+    },
+
+    /// With the DNS check on: a hostname resolving to a non-global address.
+    #[error(
+        "refusing to connect hostname that resolves to non-global ip in untrusted mode: server \
+         `{}`, field `{field}`, url `{url}`, host `{host}` resolves to `{ip}`; rerun with \
+         --allow-private-ip or without --dns-check (CLI) / UntrustedStreamableHttpPolicy {{ \
+         allow_private_ips: true, .. }} (code), or with --trust",
+        shown(.server)
+    )]
+    ResolvesToNonGlobalIp {
+        /// The server's name.
+        server: String,
+        /// The configuration field: `url`, `sse_url` or `http_url`.
+        field: &'static str,
+        /// The URL, redacted.
+        url: String,
+        /// The hostname.
+        host: String,
+        /// The first non-global address it resolved to.
+        ip: IpAddr,
+    },
+
+    /// With the DNS check on and fail-closed: a lookup that failed, timed out or returned no
+    /// address.
+    #[error(
+        "refusing to connect hostname with failed/timed out dns lookup in untrusted mode: server \
+         `{}`, field `{field}`, url `{url}`, host `{host}`: {reason}; fix the DNS setup, raise \
+         --dns-timeout-ms, or rerun with --dns-fail-open, without --dns-check (CLI) / \
+         UntrustedStreamableHttpPolicy {{ dns_timeout, dns_fail_open: true, .. }} (code), or \
+         with --trust",
+        shown(.server)
+    )]
+    DnsLookupFailed {
+        /// The server's name.
+        server: String,
+        /// The configuration field: `url`, `sse_url` or `http_url`.
+        field: &'static str,
+        /// The URL, redacted.
+        url: String,
+        /// The hostname.
+        host: String,
+        /// What happened (`dns lookup timed out after …`, `dns lookup failed: …`).
+        reason: String,
+    },
+
+    /// An `Authorization`, `Proxy-Authorization` or `Cookie` entry in `http_headers`.
+    #[error(
+        "refusing to send sensitive http header in untrusted mode: server `{}`, header `{}` \
+         (value not shown); {TRUST_HINT}",
+        shown(.server),
+        shown(.header)
+    )]
+    SensitiveHeader {
+        /// The server's name.
+        server: String,
+        /// The header's name, as configured (never its value).
+        header: String,
+    },
+
+    /// A `bearer_token_env_var`: reading secrets from the environment is refused.
+    #[error(
+        "refusing to read bearer token env var in untrusted mode: server `{}`, \
+         bearer_token_env_var `{}`; {TRUST_HINT}",
+        shown(.server),
+        shown(.env_var)
+    )]
+    BearerTokenEnvVar {
+        /// The server's name.
+        server: String,
+        /// The variable's name (never its value).
+        env_var: String,
+    },
+
+    /// A non-empty `env_http_headers`: reading secrets from the environment is refused.
+    #[error(
+        "refusing to read http header env vars in untrusted mode: server `{}`, env_http_headers \
+         for {}; {TRUST_HINT}",
+        shown(.server),
+        shown_list(.headers)
+    )]
+    EnvHttpHeaders {
+        /// The server's name.
+        server: String,
+        /// The header names configured (never the variables' values).
+        headers: Vec<String>,
+    },
+}
+
+impl PolicyError {
+    /// The name of the refused server.
+    pub fn server(&self) -> &str {
+        match self {
+            PolicyError::Spawn { server }
+            | PolicyError::Unix { server }
+            | PolicyError::InvalidUrl { server, .. }
+            | PolicyError::UnsupportedScheme { server, .. }
+            | PolicyError::NonHttps { server, .. }
+            | PolicyError::UrlCredentials { server, .. }
+            | PolicyError::Localhost { server, .. }
+            | PolicyError::NonGlobalIp { server, .. }
+            | PolicyError::HostNotAllowed { server, .. }
+            | PolicyError::ResolvesToNonGlobalIp { server, .. }
+            | PolicyError::DnsLookupFailed { server, .. }
+            | PolicyError::SensitiveHeader { server, .. }
+            | PolicyError::BearerTokenEnvVar { server, .. }
+            | PolicyError::EnvHttpHeaders { server, .. } => server,
+        }
+    }
+}
+
+/// A configuration string made safe to print in a terminal: control and bidi-override
+/// characters escaped, long strings cut.
+fn shown(text: &str) -> String {
+    const MAX_CHARS: usize = 128;
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == MAX_CHARS {
+            out.push('…');
+            break;
+        }
+        let invisible = matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}');
+        if c.is_control() || invisible || c == '`' {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn shown_list(items: &[String]) -> String {
+    let names: Vec<String> = items
+        .iter()
+        .map(|item| format!("`{}`", shown(item)))
+        .collect();
+    let noun = if names.len() == 1 {
+        "header"
+    } else {
+        "headers"
+    };
+    format!("{noun} {}", names.join(", "))
+}
+
+/// Refuses stdio and unix transports (called in Untrusted mode only).
+pub(crate) fn check_local_transport(server: &str, transport: Transport) -> Result<(), PolicyError> {
+    let server = server.to_owned();
+    match transport {
+        Transport::Stdio => Err(PolicyError::Spawn { server }),
+        Transport::Unix => Err(PolicyError::Unix { server }),
+        Transport::StreamableHttp => Ok(()),
+    }
+}
+
+/// Checks a streamable HTTP server against the policy (called in Untrusted mode only).
+///
+/// Order: every URL (`url`, or `sse_url` then `http_url`: parse, scheme, https, credentials,
+/// localhost-like host, non-global IP literal, allowlist), then `http_headers`, then the
+/// environment secrets (`bearer_token_env_var`, `env_http_headers`), and only when all of that
+/// passed, the DNS check of each distinct hostname (so a configuration refused anyway causes
+/// no lookup and no wait).
+pub(crate) async fn check_untrusted_http(
+    policy: &UntrustedStreamableHttpPolicy,
+    server: &str,
+    config: &StreamableHttpServer,
+) -> Result<(), PolicyError> {
+    check_untrusted_http_with(policy, server, config, &system_resolve).await
+}
+
+/// [`check_untrusted_http`] with the resolver as a parameter (tests inject their own).
+async fn check_untrusted_http_with<R, F>(
+    policy: &UntrustedStreamableHttpPolicy,
+    server: &str,
+    config: &StreamableHttpServer,
+    resolve: &R,
+) -> Result<(), PolicyError>
+where
+    R: Fn(String, u16) -> F,
+    F: Future<Output = io::Result<Vec<SocketAddr>>>,
+{
+    let urls: Vec<(&'static str, &str)> = match &config.urls {
+        HttpUrls::Single(url) => vec![("url", url)],
+        HttpUrls::Split { sse_url, http_url } => vec![("sse_url", sse_url), ("http_url", http_url)],
+    };
+
+    let mut lookups: Vec<(&'static str, UrlTarget)> = Vec::new();
+    for (field, url) in urls {
+        let target = check_url(policy, server, field, url)?;
+        let needs_lookup = matches!(target.host, Host::Domain(_))
+            && !lookups.iter().any(|(_, seen)| {
+                seen.host == target.host && seen.port_or_default() == target.port_or_default()
+            });
+        if needs_lookup {
+            lookups.push((field, target));
+        }
+    }
+
+    check_headers(server, config)?;
+    check_env_secrets(server, config)?;
+
+    if policy.dns_check && !policy.allow_private_ips {
+        for (field, target) in lookups {
+            check_dns(policy, server, field, &target, resolve).await?;
+        }
+    }
+    Ok(())
+}
+
+/// The static checks of one URL, in order. Returns the parsed URL for the DNS check.
+fn check_url(
+    policy: &UntrustedStreamableHttpPolicy,
+    server: &str,
+    field: &'static str,
+    url: &str,
+) -> Result<UrlTarget, PolicyError> {
+    let server = server.to_owned();
+    let target = parse_url(url).map_err(|reason| PolicyError::InvalidUrl {
+        server: server.clone(),
+        field,
+        reason,
+    })?;
+
+    if target.scheme != "https" && target.scheme != "http" {
+        return Err(PolicyError::UnsupportedScheme {
+            server,
+            field,
+            scheme: target.scheme,
+        });
+    }
+    if target.scheme != "https" && policy.require_https {
+        return Err(PolicyError::NonHttps {
+            server,
+            field,
+            url: target.redacted,
+        });
+    }
+    if target.has_credentials {
+        return Err(PolicyError::UrlCredentials {
+            server,
+            field,
+            url: target.redacted,
+        });
+    }
+
+    match &target.host {
+        Host::Domain(_) => {
+            let name = target.host.domain_for_matching().unwrap_or_default();
+            if !policy.allow_localhost && is_localhost_like(name) {
+                return Err(PolicyError::Localhost {
+                    server,
+                    field,
+                    host: name.to_owned(),
+                    url: target.redacted,
+                });
+            }
+        }
+        Host::Ip(ip) => {
+            if !policy.allow_private_ips && !is_global_ip(*ip) {
+                return Err(PolicyError::NonGlobalIp {
+                    server,
+                    field,
+                    ip: *ip,
+                    url: target.redacted,
+                });
+            }
+        }
+    }
+
+    if !policy.allowed_hosts.is_empty() && !host_in_allowlist(&target.host, &policy.allowed_hosts) {
+        let host = match &target.host {
+            Host::Domain(_) => target
+                .host
+                .domain_for_matching()
+                .unwrap_or_default()
+                .to_owned(),
+            Host::Ip(_) => target.host.to_string(),
+        };
+        return Err(PolicyError::HostNotAllowed {
+            server,
+            field,
+            host,
+            url: target.redacted,
+        });
+    }
+
+    Ok(target)
+}
+
+fn check_headers(server: &str, config: &StreamableHttpServer) -> Result<(), PolicyError> {
+    const SENSITIVE: [&str; 3] = ["authorization", "proxy-authorization", "cookie"];
+    let sensitive = config.http_headers.keys().find(|name| {
+        SENSITIVE
+            .iter()
+            .any(|s| name.trim().eq_ignore_ascii_case(s))
+    });
+    match sensitive {
+        Some(name) => Err(PolicyError::SensitiveHeader {
+            server: server.to_owned(),
+            header: name.trim().to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
+fn check_env_secrets(server: &str, config: &StreamableHttpServer) -> Result<(), PolicyError> {
+    if let Some(env_var) = &config.bearer_token_env_var {
+        return Err(PolicyError::BearerTokenEnvVar {
+            server: server.to_owned(),
+            env_var: env_var.clone(),
+        });
+    }
+    if !config.env_http_headers.is_empty() {
+        return Err(PolicyError::EnvHttpHeaders {
+            server: server.to_owned(),
+            headers: config.env_http_headers.keys().cloned().collect(),
+        });
+    }
+    Ok(())
+}
+
+async fn check_dns<R, F>(
+    policy: &UntrustedStreamableHttpPolicy,
+    server: &str,
+    field: &'static str,
+    target: &UrlTarget,
+    resolve: &R,
+) -> Result<(), PolicyError>
+where
+    R: Fn(String, u16) -> F,
+    F: Future<Output = io::Result<Vec<SocketAddr>>>,
+{
+    let Host::Domain(lookup_name) = &target.host else {
+        return Ok(());
+    };
+    let host = target.host.domain_for_matching().unwrap_or_default();
+    // Resolve the name as written (with its trailing dot, if any), like the HTTP client will.
+    let outcome = resolve_and_classify(
+        resolve,
+        lookup_name,
+        target.port_or_default(),
+        policy.dns_timeout,
+    )
+    .await;
+    match outcome {
+        DnsOutcome::AllGlobal => Ok(()),
+        DnsOutcome::NonGlobal(ip) => Err(PolicyError::ResolvesToNonGlobalIp {
+            server: server.to_owned(),
+            field,
+            url: target.redacted.clone(),
+            host: host.to_owned(),
+            ip,
+        }),
+        DnsOutcome::Failed(reason) if policy.dns_fail_open => {
+            tracing::warn!(
+                server,
+                field,
+                host,
+                %reason,
+                "dns check could not resolve the host; allowing the connection (dns_fail_open)"
+            );
+            Ok(())
+        }
+        DnsOutcome::Failed(reason) => Err(PolicyError::DnsLookupFailed {
+            server: server.to_owned(),
+            field,
+            url: target.redacted.clone(),
+            host: host.to_owned(),
+            reason,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests;
