@@ -16,8 +16,20 @@ need python3 "Install Python 3.10 or newer (Debian: apt-get install python3 pyth
 scripts/install-peers.sh
 # shellcheck source=peers/env.sh
 source scripts/peers/env.sh
-# The MCP schemas and examples live beside the repository, never inside it.
-export MCP_SPEC_DIR=${MCP_SPEC_DIR:-$(cd .. && pwd)/shared/spec}
+# The MCP schemas and examples live outside the repository, never inside it: $MCP_SPEC_DIR if
+# set, else ../shared/spec beside the repository (as in CI), else a pinned copy that
+# scripts/fetch-spec.sh fetches into ~/.cache/mcp-toolkit/spec (a no-op once it is there).
+if [ -z "${MCP_SPEC_DIR:-}" ]; then
+  if [ -d ../shared/spec/mcp ]; then
+    MCP_SPEC_DIR=$(cd ../shared/spec && pwd)
+  elif ! MCP_SPEC_DIR=$(scripts/fetch-spec.sh); then
+    echo "test.sh: the MCP spec is missing and could not be fetched. Run scripts/fetch-spec.sh" \
+      "(it needs git and access to github.com), or set MCP_SPEC_DIR to a folder holding" \
+      "mcp/<version>/schema.json, then run scripts/test.sh again." >&2
+    exit 1
+  fi
+fi
+export MCP_SPEC_DIR
 
 echo "== cargo fmt --check" >&2
 cargo fmt --all -- --check

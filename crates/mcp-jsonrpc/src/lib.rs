@@ -83,6 +83,7 @@
 // Module layers, bottom up; a module imports only modules on lower lines:
 //
 //   id, token, members, scan      leaves: ids, header tokens, repeated members, the id scan
+//   http_headers                  leaf: the transport's HTTP header names
 //   message                       the message model, parsing and encoding
 //   sse                           the SSE parser
 //   framing, pending              (feature io) lines in and out; requests awaiting answers
@@ -94,6 +95,7 @@
 //   stream, http                  transports feeding the core (stream: lines; http: POST/SSE)
 //   peer                          Peer: the constructors of every transport
 
+pub mod http_headers;
 mod id;
 mod members;
 pub mod message;

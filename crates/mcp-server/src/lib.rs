@@ -57,7 +57,8 @@ pub use signals::{Signal, Signals};
 pub use transport::http::TlsConfig;
 #[cfg(feature = "http")]
 pub use transport::http::{
-    EventStore, HttpOptions, HttpServer, HttpSessions, MemoryEventStore, ProtectedResourceMetadata,
+    Bytes, EventStore, HttpOptions, HttpServer, HttpSessions, MemoryEventStore,
+    ProtectedResourceMetadata,
 };
 pub use validate::SchemaError;
 

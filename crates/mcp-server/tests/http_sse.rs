@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use http_support::*;
 use mcp_server::schemars::JsonSchema;
-use mcp_server::{EventStore, HttpOptions, MemoryEventStore, NoArguments, Server, ToolDef};
+use mcp_server::{Bytes, EventStore, HttpOptions, MemoryEventStore, NoArguments, Server, ToolDef};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, watch};
@@ -48,12 +48,12 @@ impl CountingStore {
 }
 
 impl EventStore for CountingStore {
-    fn append(&self, session: &str, stream: u64, seq: u64, message: &[u8]) {
+    fn append(&self, session: &str, stream: u64, seq: u64, message: Bytes) {
         self.inner.append(session, stream, seq, message);
         self.appended.send_modify(|n| *n += 1);
     }
 
-    fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<(u64, Vec<u8>)>> {
+    fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<(u64, Bytes)>> {
         self.inner.replay(session, stream, after)
     }
 

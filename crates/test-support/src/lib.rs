@@ -88,19 +88,45 @@ pub fn node_command() -> Command {
     command
 }
 
-/// The spec directory: `$MCP_SPEC_DIR`, or `../shared/spec` beside the repository. Panics
-/// loudly when it is absent, so that spec-driven tests never pass without running.
+/// The spec directory (the folder holding `mcp/<version>/schema.json`): `$MCP_SPEC_DIR` when
+/// set; else `../shared/spec` beside the repository (as in CI); else the pinned copy that
+/// `scripts/fetch-spec.sh` keeps in `~/.cache/mcp-toolkit/spec`. Panics loudly, saying what to
+/// run, when none is there, so that spec-driven tests never pass without running.
 pub fn spec_dir() -> PathBuf {
-    let dir = std::env::var_os("MCP_SPEC_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("../shared/spec"));
-    assert!(
-        dir.join("mcp").is_dir(),
-        "the MCP spec directory was not found at {}: these tests did NOT run. Set MCP_SPEC_DIR \
-         to the folder holding mcp/<version>/schema.json.",
-        dir.display()
+    let root = repo_root();
+    let fetch = root.join("scripts/fetch-spec.sh");
+    if let Some(dir) = std::env::var_os("MCP_SPEC_DIR").filter(|dir| !dir.is_empty()) {
+        let dir = PathBuf::from(dir);
+        assert!(
+            dir.join("mcp").is_dir(),
+            "MCP_SPEC_DIR is {}, which has no mcp/ folder: these tests did NOT run. Set \
+             MCP_SPEC_DIR to the folder holding mcp/<version>/schema.json, or unset it and run \
+             `{}`, then run the tests again.",
+            dir.display(),
+            fetch.display()
+        );
+        return dir;
+    }
+    let shared = root.parent().unwrap_or(&root).join("shared/spec");
+    let cache =
+        std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/mcp-toolkit/spec"));
+    for dir in [Some(&shared), cache.as_ref()].into_iter().flatten() {
+        if dir.join("mcp").is_dir() {
+            return dir.clone();
+        }
+    }
+    panic!(
+        "the MCP spec directory was not found: these tests did NOT run. Looked in: \
+         $MCP_SPEC_DIR (unset), {}, {}. Run `{}` (it fetches the pinned spec files into \
+         ~/.cache/mcp-toolkit/spec; it needs git and access to github.com), or set MCP_SPEC_DIR \
+         to a folder holding mcp/<version>/schema.json, then run the tests again.",
+        shared.display(),
+        cache.map_or_else(
+            || "~/.cache/mcp-toolkit/spec (HOME is unset)".to_owned(),
+            |dir| dir.display().to_string()
+        ),
+        fetch.display()
     );
-    dir
 }
 
 /// A port on 127.0.0.1 that was free a moment ago.

@@ -51,12 +51,11 @@ use tokio::sync::Semaphore;
 use crate::connection::{
     Frame, FrameKind, InboundReceivers, Outbound, Shared, Transport, TransportFuture,
 };
+use crate::http_headers::{LAST_EVENT_ID, SESSION_ID};
 use crate::sse::{SseEvent, SseParser};
 use crate::stdout_log::StdoutLogWriter;
 use crate::{Error, ErrorObject, Id, SpawnOptions, error_codes};
 
-const SESSION_HEADER: &str = "mcp-session-id";
-const LAST_EVENT_ID: &str = "last-event-id";
 /// Resumption attempts for one broken SSE stream before giving up.
 const MAX_RESUME_ATTEMPTS: u32 = 5;
 /// The reconnection delay when the server did not send `retry:`.
@@ -241,7 +240,7 @@ impl HttpOutbound {
     fn request(&self, method: Method, url: &Url) -> reqwest::RequestBuilder {
         let mut headers = self.headers.lock().clone();
         if let Some(session) = self.session.lock().clone() {
-            headers.insert(SESSION_HEADER, session);
+            headers.insert(SESSION_ID, session);
         }
         self.http.request(method, url.clone()).headers(headers)
     }
@@ -253,7 +252,7 @@ impl HttpOutbound {
         if !response.status().is_success() {
             return;
         }
-        let Some(value) = response.headers().get(SESSION_HEADER) else {
+        let Some(value) = response.headers().get(SESSION_ID) else {
             return;
         };
         let changed = {
@@ -287,7 +286,7 @@ impl HttpOutbound {
             .http
             .request(Method::DELETE, self.post_url.clone())
             .headers(self.headers.lock().clone())
-            .header(SESSION_HEADER, session)
+            .header(SESSION_ID, session)
             .timeout(DELETE_TIMEOUT);
         match request.send().await {
             Ok(response) => tracing::debug!(status = %response.status(), "session ended"),

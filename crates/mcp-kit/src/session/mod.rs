@@ -191,7 +191,7 @@ impl Session {
         if session.shared.http {
             // Every later HTTP request names the negotiated version.
             let _ = session.shared.handle.set_http_header(
-                "mcp-protocol-version",
+                mcp_schema::headers::PROTOCOL_VERSION,
                 session.negotiated.protocol_version(),
             );
         }

@@ -14,9 +14,8 @@ use serde_json::value::RawValue;
 use crate::Server;
 use crate::error::reflect;
 
-pub(super) const SESSION_ID: &str = "mcp-session-id";
-pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-pub(super) const LAST_EVENT_ID: &str = "last-event-id";
+pub(super) use mcp_jsonrpc::http_headers::{LAST_EVENT_ID, SESSION_ID};
+pub(super) use mcp_schema::headers::PROTOCOL_VERSION;
 
 /// A header's value: `Ok(None)` when absent, `Err(())` when it is not visible ASCII.
 pub(super) fn text<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, ()> {

@@ -48,6 +48,8 @@ use crate::Server;
 use options::Guard;
 
 pub use auth::ProtectedResourceMetadata;
+/// The shared byte buffer an [`EventStore`] keeps messages in (the `bytes` crate's).
+pub use axum::body::Bytes;
 pub use options::HttpOptions;
 pub use sessions::HttpSessions;
 pub use store::{EventStore, MemoryEventStore};
@@ -315,7 +317,7 @@ fn cors() -> tower_http::cors::CorsLayer {
         // Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name,
         // Authorization) and a tool's `Mcp-Param-*`, which no fixed list can name.
         .allow_headers(AllowHeaders::mirror_request())
-        .expose_headers([name("mcp-session-id")])
+        .expose_headers([name(mcp_jsonrpc::http_headers::SESSION_ID)])
 }
 
 async fn endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {

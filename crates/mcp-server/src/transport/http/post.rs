@@ -363,7 +363,7 @@ pub(super) enum Start {
     /// The response came first: one JSON body.
     Json(Vec<u8>),
     /// A related message came first: the SSE stream's events for this connection.
-    Sse(mpsc::Receiver<axum::body::Bytes>),
+    Sse(mpsc::Receiver<stream::Event>),
     /// Cancelled before anything was said.
     Nothing,
 }
@@ -384,17 +384,17 @@ async fn run(shared: &Arc<Shared>, hs: &Arc<HttpSession>, mut exchange: Exchange
     let stream = hs.open_stream(shared.sessions.store());
     let start = Start::Sse(stream.attach(None, hs.primes()));
     match first {
-        Ok(m) => stream.emit(&m),
+        Ok(m) => stream.emit(m),
         Err(ms) => stream.detach(ms),
     }
     let hs = hs.clone();
     tokio::spawn(async move {
         loop {
             match exchange.next().await {
-                Item::Message(m) => stream.emit(&m),
+                Item::Message(m) => stream.emit(m),
                 Item::Poll(ms) => stream.detach(ms),
                 Item::Response(r) => {
-                    stream.emit(&r);
+                    stream.emit(r.into());
                     break;
                 }
                 Item::End => break,

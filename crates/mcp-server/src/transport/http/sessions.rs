@@ -306,7 +306,7 @@ impl HttpSession {
             while let Some(outbound) = rx.recv().await {
                 // Nothing asks the GET stream to poll: only a request's own stream can.
                 if let Outbound::Message(message) = outbound {
-                    pump.emit(&message);
+                    pump.emit(message.into());
                 }
             }
             pump.finish();

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
+use axum::body::Bytes;
 use parking_lot::{Mutex, MutexGuard};
 
 /// Keeps the messages sent on the SSE streams of stateful sessions for replay.
@@ -21,12 +22,14 @@ use parking_lot::{Mutex, MutexGuard};
 pub trait EventStore: Send + Sync + 'static {
     /// Keeps `message` (one encoded JSON-RPC message), event `seq` of stream `stream` of
     /// session `session`. `seq` grows by one with each call for a stream.
-    fn append(&self, session: &str, stream: u64, seq: u64, message: &[u8]);
+    /// The bytes are shared with the connection that writes them: keeping them is a reference
+    /// count, not a copy.
+    fn append(&self, session: &str, stream: u64, seq: u64, message: Bytes);
 
     /// The kept events of stream `stream` of `session` whose `seq` is above `after`, oldest
     /// first; `None` when nothing is known about the stream (it never existed, belongs to
     /// another session, or was forgotten).
-    fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<(u64, Vec<u8>)>>;
+    fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<(u64, Bytes)>>;
 
     /// The session ended: forget its streams.
     fn remove_session(&self, session: &str);
@@ -45,7 +48,7 @@ pub struct MemoryEventStore {
 }
 
 /// The kept events of one stream: `(seq, message)`, oldest first.
-type Events = VecDeque<(u64, Vec<u8>)>;
+type Events = VecDeque<(u64, Bytes)>;
 
 #[derive(Debug, Default)]
 struct SessionEvents {
@@ -91,7 +94,7 @@ impl MemoryEventStore {
 }
 
 impl EventStore for MemoryEventStore {
-    fn append(&self, session: &str, stream: u64, seq: u64, message: &[u8]) {
+    fn append(&self, session: &str, stream: u64, seq: u64, message: Bytes) {
         let mut sessions = self.lock();
         let events = match sessions.get_mut(session) {
             Some(e) => e,
@@ -111,10 +114,10 @@ impl EventStore for MemoryEventStore {
         if kept.len() >= self.max_events {
             kept.pop_front();
         }
-        kept.push_back((seq, message.to_vec()));
+        kept.push_back((seq, message));
     }
 
-    fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<(u64, Vec<u8>)>> {
+    fn replay(&self, session: &str, stream: u64, after: u64) -> Option<Vec<(u64, Bytes)>> {
         let sessions = self.lock();
         let (_, events) = sessions
             .get(session)?
@@ -143,7 +146,7 @@ mod tests {
     fn bounded_replay_per_session() {
         let store = MemoryEventStore::new(3, 2);
         for seq in 1..=5 {
-            store.append("a", 1, seq, format!("m{seq}").as_bytes());
+            store.append("a", 1, seq, Bytes::from(format!("m{seq}")));
         }
         let after = |stream, n| {
             store
@@ -153,8 +156,8 @@ mod tests {
         assert_eq!(after(1, 0), Some(vec![3, 4, 5]));
         assert_eq!(after(1, 4), Some(vec![5]));
         assert_eq!(store.replay("b", 1, 0), None, "another session's stream");
-        store.append("a", 2, 1, b"x");
-        store.append("a", 3, 1, b"y");
+        store.append("a", 2, 1, Bytes::from_static(b"x"));
+        store.append("a", 3, 1, Bytes::from_static(b"y"));
         assert_eq!(after(1, 0), None, "the oldest stream was dropped");
         assert_eq!(after(3, 0), Some(vec![1]));
         store.remove_session("a");

@@ -13,7 +13,6 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::io::Write as _;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -35,27 +34,74 @@ pub(super) const OUTLET_CAPACITY: usize = 64;
 /// client resumes with `Last-Event-ID` and loses nothing the store still holds).
 const SINK_CAPACITY: usize = 256;
 
+/// One SSE event as the pieces it is written in, so that a message's bytes go out as they
+/// were encoded instead of being copied into a frame: `id: …` and `data: `, the message, the
+/// blank line.
+pub(super) struct Event {
+    head: Bytes,
+    data: Bytes,
+    tail: &'static [u8],
+}
+
+impl Event {
+    /// Bytes that already are a whole event (or comment).
+    fn whole(bytes: Bytes) -> Self {
+        Self {
+            head: bytes,
+            data: Bytes::new(),
+            tail: b"",
+        }
+    }
+
+    /// The non-empty pieces, in order (an empty chunk would end a chunked body).
+    fn pieces(self) -> impl Iterator<Item = Bytes> {
+        [self.head, self.data, Bytes::from_static(self.tail)]
+            .into_iter()
+            .filter(|piece| !piece.is_empty())
+    }
+}
+
 /// One SSE event: an optional id and one encoded message as its data.
-pub(super) fn event(id: Option<(u64, u64)>, message: &[u8]) -> Bytes {
+pub(super) fn event(id: Option<(u64, u64)>, message: &Bytes) -> Event {
+    let head = match id {
+        Some((stream, seq)) => Bytes::from(format!("id: {stream}-{seq}\ndata: ")),
+        None => Bytes::from_static(b"data: "),
+    };
+    if memchr::memchr2(b'\n', b'\r', message).is_none() {
+        return Event {
+            head,
+            data: message.clone(),
+            tail: b"\n\n",
+        };
+    }
+    // Our encoder writes single-line JSON, but a raw value passed through may keep its line
+    // breaks (insignificant whitespace): each line gets its own `data:` field and the client
+    // joins them again.
     let mut out = Vec::with_capacity(message.len() + 32);
-    if let Some((stream, seq)) = id {
-        let _ = writeln!(out, "id: {stream}-{seq}");
-    }
-    // Encoded messages are single-line JSON; should one ever hold a line break (insignificant
-    // whitespace), each line gets its own `data:` field and the client joins them again.
-    for line in message.split(|b| *b == b'\n' || *b == b'\r') {
-        out.extend_from_slice(b"data: ");
+    out.extend_from_slice(&head);
+    for (i, line) in message.split(|b| *b == b'\n' || *b == b'\r').enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b"\ndata: ");
+        }
         out.extend_from_slice(line);
-        out.push(b'\n');
     }
-    out.push(b'\n');
-    Bytes::from(out)
+    out.extend_from_slice(b"\n\n");
+    Event::whole(Bytes::from(out))
 }
 
 /// The priming event: an id and empty data, so that the client has a `Last-Event-ID` before
 /// the first message (2025-11-25).
-fn priming(stream: u64, seq: u64) -> Bytes {
-    Bytes::from(format!("id: {stream}-{seq}\ndata:\n\n"))
+fn priming(stream: u64, seq: u64) -> Event {
+    Event::whole(Bytes::from(format!("id: {stream}-{seq}\ndata:\n\n")))
+}
+
+/// A body of SSE events.
+fn sse_body(events: impl futures_util::Stream<Item = Event> + Send + 'static) -> Body {
+    use futures_util::StreamExt as _;
+    Body::from_stream(
+        events
+            .flat_map(|event| futures_util::stream::iter(event.pieces().map(Ok::<_, Infallible>))),
+    )
 }
 
 /// Parses a `Last-Event-ID` of ours: `{stream}-{seq}`.
@@ -67,7 +113,7 @@ pub(super) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 /// What a request produces, in order.
 pub(super) enum Item {
     /// A message related to the request (progress, log, a request to the client).
-    Message(Vec<u8>),
+    Message(Bytes),
     /// The handler lets the client poll: end the connection, reconnect after this many ms.
     Poll(u64),
     /// The encoded response.
@@ -78,7 +124,7 @@ pub(super) enum Item {
 
 fn item(outbound: Outbound) -> Item {
     match outbound {
-        Outbound::Message(message) => Item::Message(message),
+        Outbound::Message(message) => Item::Message(Bytes::from(message)),
         Outbound::Poll { retry } => {
             Item::Poll(u64::try_from(retry.as_millis()).unwrap_or(u64::MAX))
         }
@@ -146,7 +192,7 @@ pub(super) struct LiveStream {
 #[derive(Default)]
 struct StreamState {
     last: u64,
-    sink: Option<mpsc::Sender<Bytes>>,
+    sink: Option<mpsc::Sender<Event>>,
     finished: bool,
 }
 
@@ -163,16 +209,20 @@ impl LiveStream {
     /// Stores a message as the next event and writes it to the attached connection. A
     /// connection that cannot take it (gone, or too far behind) is detached: its response
     /// ends, and the client can resume.
-    pub(super) fn emit(&self, message: &[u8]) {
+    pub(super) fn emit(&self, message: Bytes) {
         let mut state = self.state.lock();
         if state.finished {
             return;
         }
         state.last += 1;
         let seq = state.last;
+        let framed = state
+            .sink
+            .as_ref()
+            .map(|sink| (sink, event(Some((self.id, seq)), &message)));
         self.store.append(&self.session, self.id, seq, message);
-        if let Some(sink) = &state.sink
-            && sink.try_send(event(Some((self.id, seq)), message)).is_err()
+        if let Some((sink, framed)) = framed
+            && sink.try_send(framed).is_err()
         {
             tracing::debug!(
                 stream = self.id,
@@ -185,7 +235,7 @@ impl LiveStream {
     /// Attaches a new connection, replacing the previous one (whose response ends): first
     /// the priming event if asked, then the kept events after `after` (when resuming), then
     /// the live ones. A finished stream yields the replay and ends.
-    pub(super) fn attach(&self, after: Option<u64>, prime: bool) -> mpsc::Receiver<Bytes> {
+    pub(super) fn attach(&self, after: Option<u64>, prime: bool) -> mpsc::Receiver<Event> {
         let mut state = self.state.lock();
         let replay = after
             .and_then(|after| self.store.replay(&self.session, self.id, after))
@@ -216,7 +266,7 @@ impl LiveStream {
     /// (polling); events keep being stored for its `Last-Event-ID`.
     pub(super) fn detach(&self, retry_ms: u64) {
         if let Some(sink) = self.state.lock().sink.take() {
-            let _ = sink.try_send(Bytes::from(format!("retry: {retry_ms}\n\n")));
+            let _ = sink.try_send(Event::whole(Bytes::from(format!("retry: {retry_ms}\n\n"))));
         }
     }
 
@@ -249,7 +299,10 @@ pub(super) fn empty_sse() -> Response {
     response
 }
 
-const KEEP_ALIVE: &[u8] = b":\n\n";
+/// A comment: keeps proxies from closing an idle stream.
+fn keep_alive_comment() -> Event {
+    Event::whole(Bytes::from_static(b":\n\n"))
+}
 
 async fn sleep_or_never(d: Option<Duration>) {
     match d {
@@ -262,13 +315,13 @@ async fn sleep_or_never(d: Option<Duration>) {
 /// or detaches it. `stop_with` ends it when the server shuts down (the GET stream, which
 /// never finishes on its own). The session counts as busy while the body is alive.
 pub(super) fn stateful_body(
-    rx: mpsc::Receiver<Bytes>,
+    rx: mpsc::Receiver<Event>,
     keep_alive: Option<Duration>,
     busy: BusyGuard,
     stop_with: Option<Server>,
 ) -> Body {
     struct Feed {
-        rx: mpsc::Receiver<Bytes>,
+        rx: mpsc::Receiver<Event>,
         keep_alive: Option<Duration>,
         _busy: BusyGuard,
         stop_with: Option<Server>,
@@ -282,7 +335,7 @@ pub(super) fn stateful_body(
     let stream = futures_util::stream::unfold(feed, |mut feed| async move {
         let chunk = tokio::select! {
             chunk = feed.rx.recv() => chunk?,
-            _ = sleep_or_never(feed.keep_alive) => Bytes::from_static(KEEP_ALIVE),
+            _ = sleep_or_never(feed.keep_alive) => keep_alive_comment(),
             _ = async {
                 match &feed.stop_with {
                     Some(server) => server.shutting_down().await,
@@ -290,9 +343,9 @@ pub(super) fn stateful_body(
                 }
             } => return None,
         };
-        Some((Ok::<_, Infallible>(chunk), feed))
+        Some((chunk, feed))
     });
-    Body::from_stream(stream)
+    sse_body(stream)
 }
 
 /// Ends a 2026-07-28 request's session when its response is dropped: a client that closes
@@ -308,13 +361,13 @@ impl Drop for CloseOnDrop {
 /// The body of a 2026-07-28 streamed response: it drives the request itself, so that when the
 /// client goes away the body is dropped and the request cancelled.
 pub(super) fn stateless_body(
-    first: Vec<u8>,
+    first: Bytes,
     exchange: Exchange,
     close: CloseOnDrop,
     keep_alive: Option<Duration>,
 ) -> Body {
     struct Drive {
-        pending: VecDeque<Vec<u8>>,
+        pending: VecDeque<Bytes>,
         exchange: Exchange,
         _close: CloseOnDrop,
         keep_alive: Option<Duration>,
@@ -329,7 +382,7 @@ pub(super) fn stateless_body(
     };
     let stream = futures_util::stream::unfold(drive, |mut drive| async move {
         if let Some(m) = drive.pending.pop_front() {
-            return Some((Ok::<_, Infallible>(event(None, &m)), drive));
+            return Some((event(None, &m), drive));
         }
         if drive.done {
             return None;
@@ -337,32 +390,43 @@ pub(super) fn stateless_body(
         let item = tokio::select! {
             item = drive.exchange.next() => item,
             _ = sleep_or_never(drive.keep_alive) => {
-                return Some((Ok(Bytes::from_static(KEEP_ALIVE)), drive));
+                return Some((keep_alive_comment(), drive));
             }
         };
         match item {
-            Item::Message(m) => Some((Ok(event(None, &m)), drive)),
+            Item::Message(m) => Some((event(None, &m), drive)),
             // 2026-07-28 streams are not resumable: nothing to poll.
-            Item::Poll(_) => Some((Ok(Bytes::from_static(KEEP_ALIVE)), drive)),
+            Item::Poll(_) => Some((keep_alive_comment(), drive)),
             Item::Response(r) => {
                 drive.done = true;
-                Some((Ok(event(None, &r)), drive))
+                Some((event(None, &Bytes::from(r)), drive))
             }
             Item::End => None,
         }
     });
-    Body::from_stream(stream)
+    sse_body(stream)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn written(event: Event) -> Vec<u8> {
+        event.pieces().flat_map(|piece| piece.to_vec()).collect()
+    }
+
     #[test]
     fn events_and_ids() {
-        assert_eq!(&event(Some((3, 7)), b"{}")[..], b"id: 3-7\ndata: {}\n\n");
-        assert_eq!(&event(None, b"{\n}")[..], b"data: {\ndata: }\n\n");
-        assert_eq!(&priming(2, 0)[..], b"id: 2-0\ndata:\n\n");
+        let message = Bytes::from_static(b"{}");
+        assert_eq!(
+            written(event(Some((3, 7)), &message)),
+            b"id: 3-7\ndata: {}\n\n"
+        );
+        // The message is sent as it is, not copied.
+        assert_eq!(event(None, &message).data.as_ptr(), message.as_ptr());
+        let two_lines = Bytes::from_static(b"{\n}");
+        assert_eq!(written(event(None, &two_lines)), b"data: {\ndata: }\n\n");
+        assert_eq!(written(priming(2, 0)), b"id: 2-0\ndata:\n\n");
         assert_eq!(parse_event_id("12-34"), Some((12, 34)));
         assert_eq!(parse_event_id("x-1"), None);
         assert_eq!(parse_event_id("5"), None);
