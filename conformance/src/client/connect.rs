@@ -2,16 +2,12 @@
 //! [`Manager`] with the client's identity, capabilities and handlers, and the Untrusted policy
 //! relaxed just enough for a plain-HTTP endpoint on this machine.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use mcp_kit::mcp::Era;
-use mcp_kit::{
-    Config, HttpUrls, Manager, Root, ServerConfig, Session, StreamableHttpServer,
-    UntrustedStreamableHttpPolicy,
-};
+use mcp_kit::{Config, Manager, Root, ServerConfig, Session, UntrustedStreamableHttpPolicy};
 use serde_json::{Value, json};
 
 use super::Invocation;
@@ -84,15 +80,9 @@ pub(crate) fn manager(invocation: &Invocation, config: Config, root: PathBuf) ->
 /// A configuration with one streamable HTTP server, as `mcp.json` would declare it.
 pub(crate) fn config(url: &str) -> Config {
     let mut config = Config::default();
-    config.servers.insert(
-        SERVER.to_owned(),
-        ServerConfig::StreamableHttp(StreamableHttpServer {
-            urls: HttpUrls::Single(url.to_owned()),
-            http_headers: BTreeMap::new(),
-            bearer_token_env_var: None,
-            env_http_headers: BTreeMap::new(),
-        }),
-    );
+    config
+        .servers
+        .insert(SERVER.to_owned(), ServerConfig::streamable_http(url));
     config
 }
 

@@ -94,14 +94,7 @@ async fn tokens_scopes_and_session_owners() {
         "/.well-known/oauth-protected-resource",
         "/.well-known/oauth-protected-resource/mcp",
     ] {
-        let doc: Value = c
-            .get(format!("{base}{path}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc = get_json(&c, &format!("{base}{path}")).await;
         assert_eq!(doc["resource"], "http://127.0.0.1/mcp");
         assert_eq!(doc["authorization_servers"][0], "https://auth.example.com");
         assert_eq!(
@@ -139,10 +132,7 @@ async fn tokens_scopes_and_session_owners() {
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
-    let sid = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let sid = session_id(&response);
     let (status, body, _) = outcome(
         in_session(&c, &url, &sid)
             .bearer_auth("reader-token")

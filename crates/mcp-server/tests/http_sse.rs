@@ -4,6 +4,7 @@
 //! (elicitation) travels on the request's stream and the client's answer comes back as a POST.
 
 mod http_support;
+mod tools_support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -63,7 +64,7 @@ impl EventStore for CountingStore {
 }
 
 fn server(gate: Arc<Notify>) -> Server {
-    Server::builder("http-sse", "1.0.0")
+    let builder = Server::builder("http-sse", "1.0.0")
         .tool(
             "steps",
             "Reports progress, then answers",
@@ -88,24 +89,8 @@ fn server(gate: Arc<Notify>) -> Server {
                     Ok("gated")
                 }
             },
-        )
-        .tool(
-            "ask",
-            "Asks the user's name",
-            |_: NoArguments, cx| async move {
-                let answer = cx
-                    .elicit_form(
-                        "Name?",
-                        json!({ "type": "object", "properties": { "name": { "type": "string" } } }),
-                    )
-                    .await?;
-                Ok(format!(
-                    "hello {}",
-                    serde_json::to_value(answer.content).unwrap()["name"]
-                ))
-            },
-        )
-        .build()
+        );
+    tools_support::with_ask(builder).build()
 }
 
 fn call(id: i64, tool: &str, arguments: Value, token: Option<&str>) -> Value {

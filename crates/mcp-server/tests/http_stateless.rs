@@ -3,6 +3,7 @@
 //! long-lived stream, and closing a stream cancels its request.
 
 mod http_support;
+mod tools_support;
 
 use std::time::Duration;
 
@@ -23,28 +24,12 @@ struct EchoArgs {
 
 fn server(events: mpsc::UnboundedSender<&'static str>) -> Server {
     let (blocking, streaming) = (events.clone(), events);
-    Server::builder("http-stateless", "1.0.0")
-        .tool(
-            "echo",
-            "Echoes its message",
-            |a: EchoArgs, _cx| async move { Ok(a.message) },
-        )
-        .tool(
-            "ask",
-            "Asks the user's name",
-            |_: NoArguments, cx| async move {
-                let answer = cx
-                    .elicit_form(
-                        "Name?",
-                        json!({ "type": "object", "properties": { "name": { "type": "string" } } }),
-                    )
-                    .await?;
-                Ok(format!(
-                    "hello {}",
-                    serde_json::to_value(answer.content).unwrap()["name"]
-                ))
-            },
-        )
+    let builder = Server::builder("http-stateless", "1.0.0").tool(
+        "echo",
+        "Echoes its message",
+        |a: EchoArgs, _cx| async move { Ok(a.message) },
+    );
+    tools_support::with_ask(builder)
         .tool(
             "block",
             "Waits until cancelled",

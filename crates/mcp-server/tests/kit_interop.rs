@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use mcp_kit::mcp::{CompleteRequestParams, Era, Reference};
 use mcp_kit::{
-    Config, HttpUrls, Manager, ServerConfig, ServerRequestContext, ServerRequestOutcome, Session,
-    StdioServer, StreamableHttpServer, TrustMode,
+    Config, Manager, ServerConfig, ServerRequestContext, ServerRequestOutcome, Session,
+    StdioServer, TrustMode,
 };
 use mcp_test_support::free_port;
 use serde_json::{Map, json};
@@ -57,15 +57,9 @@ fn stdio_config() -> Config {
 
 fn http_config(url: &str) -> Config {
     let mut config = Config::default();
-    config.servers.insert(
-        "example".into(),
-        ServerConfig::StreamableHttp(StreamableHttpServer {
-            urls: HttpUrls::Single(url.to_owned()),
-            http_headers: BTreeMap::new(),
-            bearer_token_env_var: None,
-            env_http_headers: BTreeMap::new(),
-        }),
-    );
+    config
+        .servers
+        .insert("example".into(), ServerConfig::streamable_http(url));
     config
 }
 
@@ -132,21 +126,25 @@ async fn exercise(session: &Session, era: Era) {
     assert_eq!(completion.completion.values, ["Ada", "Alan"]);
 }
 
-#[tokio::test]
-async fn kit_and_server_over_stdio_in_both_eras() {
-    let config = stdio_config();
-    let modern = manager(&config, None).open("example").await.unwrap();
+/// Negotiates (landing on 2026-07-28), then pins 2025-11-25, and exercises each session.
+async fn in_both_eras(config: &Config) {
+    let modern = manager(config, None).open("example").await.unwrap();
     assert_eq!(modern.protocol_version(), "2026-07-28");
     exercise(&modern, Era::Stateless).await;
     modern.close().await;
 
-    let legacy = manager(&config, Some("2025-11-25"))
+    let legacy = manager(config, Some("2025-11-25"))
         .open("example")
         .await
         .unwrap();
     assert_eq!(legacy.protocol_version(), "2025-11-25");
     exercise(&legacy, Era::Stateful).await;
     legacy.close().await;
+}
+
+#[tokio::test]
+async fn kit_and_server_over_stdio_in_both_eras() {
+    in_both_eras(&stdio_config()).await;
 }
 
 #[tokio::test]
@@ -163,17 +161,5 @@ async fn kit_and_server_over_http_in_both_eras() {
         "listening on http://",
     )
     .await;
-    let config = http_config(&server.url);
-    let modern = manager(&config, None).open("example").await.unwrap();
-    assert_eq!(modern.protocol_version(), "2026-07-28");
-    exercise(&modern, Era::Stateless).await;
-    modern.close().await;
-
-    let legacy = manager(&config, Some("2025-11-25"))
-        .open("example")
-        .await
-        .unwrap();
-    assert_eq!(legacy.protocol_version(), "2025-11-25");
-    exercise(&legacy, Era::Stateful).await;
-    legacy.close().await;
+    in_both_eras(&http_config(&server.url)).await;
 }

@@ -96,15 +96,16 @@ async fn jwt_access_tokens_are_checked_against_the_jwks() {
         stateless(&c, &url, 1, "tools/call", json!({"name": "whoami"}))
             .bearer_auth(token.to_owned())
     };
+    let accepted = |token: String| {
+        let request = call(&token);
+        async move {
+            let (status, body, _) = outcome(request.send().await.unwrap()).await;
+            assert_eq!(status, 200, "{body}");
+            body
+        }
+    };
 
-    let (status, body, _) = outcome(
-        call(&token("key1.pem", "k1", claims()))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    let body = accepted(token("key1.pem", "k1", claims())).await;
     assert_eq!(text_of(&body), r#"alice {"tools:call", "tools:read"}"#);
 
     let refused = |claims: Value, key: &'static str, kid: &'static str, why: &'static str| {
@@ -139,14 +140,7 @@ async fn jwt_access_tokens_are_checked_against_the_jwks() {
 
     // The issuer rotates: key 2 is published; the server fetches the JWKS again.
     *document.write().unwrap() = fixture("jwks2.json");
-    let (status, body, _) = outcome(
-        call(&token("key2.pem", "k2", claims()))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    accepted(token("key2.pem", "k2", claims())).await;
 
     // No token at all: a bare challenge.
     let response = stateless(&c, &url, 2, "tools/list", json!({}))
@@ -195,10 +189,7 @@ async fn a_session_belongs_to_its_authenticator_not_just_the_subject() {
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
-    let sid = response.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
+    let sid = session_id(&response);
     let mut forged = claims();
     forged["sub"] = json!("token:1");
     let jwt = token("key1.pem", "k1", forged);

@@ -8,7 +8,7 @@ mod http_support;
 
 use std::path::{Path, PathBuf};
 
-use http_support::{in_session, initialize, text_of};
+use http_support::{get_json, in_session, initialize, text_of};
 use mcp_server::{HttpOptions, NoArguments, Server, ServerConfig, TlsConfig};
 use reqwest::Client;
 use serde_json::{Value, json};
@@ -70,14 +70,7 @@ async fn mcp_and_ops_endpoints_over_https() {
     assert_eq!(text_of(&body), "pong");
 
     let base = url.trim_end_matches("/mcp");
-    let health: Value = client
-        .get(format!("{base}/health"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health = get_json(&client, &format!("{base}/health")).await;
     assert_eq!(health["ready"], true);
 
     // A client that does not trust the certificate cannot connect…

@@ -3,6 +3,8 @@
 //! requests, multi round-trip requests, pagination, run-time registration, and a clean end
 //! of input.
 
+mod tools_support;
+
 use std::time::Duration;
 
 use mcp_server::schema::LoggingLevel;
@@ -42,7 +44,7 @@ fn server() -> Server {
     let mut options = ServerOptions::default();
     options.page_size = 2;
     options.max_message_bytes = LIMIT;
-    Server::builder("stdio-test", "1.0.0")
+    let builder = Server::builder("stdio-test", "1.0.0")
         .options(options)
         .tool("echo", "Echoes", |a: Echo, _| async move { Ok(a.message) })
         .tool("add", "Adds", |a: Add, _| async move {
@@ -71,23 +73,8 @@ fn server() -> Server {
                 cx.progress(2.0, Some(2.0), Some("done")).await;
                 Ok("waited")
             },
-        )
-        .tool(
-            "ask",
-            "Asks the user's name",
-            |_: NoArguments, cx| async move {
-                let answer = cx
-                    .elicit_form(
-                        "Name?",
-                        json!({"type": "object", "properties": {"name": {"type": "string"}}}),
-                    )
-                    .await?;
-                Ok(format!(
-                    "answer: {}",
-                    serde_json::to_value(answer.content).unwrap()
-                ))
-            },
-        )
+        );
+    tools_support::with_ask(builder)
         .resource(ResourceDef::text("test://a", "a", "text/plain", "A"))
         .prompt(
             PromptDef::new("greet", |args, _| async move {
@@ -381,10 +368,7 @@ async fn stateful_elicitation_is_a_request_to_the_client() {
         .await;
     let r = w.recv().await;
     assert_eq!(r["id"], 1);
-    assert_eq!(
-        r["result"]["content"][0]["text"],
-        r#"answer: {"name":"Ada"}"#
-    );
+    assert_eq!(r["result"]["content"][0]["text"], r#"hello "Ada""#);
 
     // Without the capability: -32021.
     let mut w = Wire::start(&server);
@@ -476,10 +460,7 @@ async fn the_2026_era_is_stateless_with_signed_request_state() {
         )
         .await;
     assert_eq!(r["result"]["resultType"], "complete");
-    assert_eq!(
-        r["result"]["content"][0]["text"],
-        r#"answer: {"name":"Ada"}"#
-    );
+    assert_eq!(r["result"]["content"][0]["text"], r#"hello "Ada""#);
     // Tampered, or issued for another tool: refused.
     let mut tampered = state.clone();
     tampered.insert(

@@ -3,6 +3,8 @@
 //! bad frames, the size limit, the `Origin` allowlist, authentication, the heartbeat,
 //! cancellation when the client leaves, and graceful shutdown.
 
+mod tools_support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,7 +50,7 @@ struct Fixture {
 async fn start(options: HttpOptions) -> Fixture {
     let open = Arc::new(Notify::new());
     let (seen, gate) = mpsc::unbounded_channel();
-    let server = Server::builder("ws-test", "1.0.0")
+    let builder = Server::builder("ws-test", "1.0.0")
         .tool("echo", "Echoes", |a: Echo, _| async move { Ok(a.message) })
         .tool(
             "count",
@@ -59,21 +61,8 @@ async fn start(options: HttpOptions) -> Fixture {
                 }
                 Ok("counted")
             },
-        )
-        .tool(
-            "ask",
-            "Asks the user's name",
-            |_: NoArguments, cx| async move {
-                let answer = cx
-                    .elicit_form(
-                        "Name?",
-                        json!({"type": "object", "properties": {"name": {"type": "string"}}}),
-                    )
-                    .await?;
-                let content = serde_json::to_value(answer.content).unwrap();
-                Ok(format!("hello {}", content["name"]))
-            },
-        )
+        );
+    let server = tools_support::with_ask(builder)
         .tool("gate", "Waits until the test opens it", {
             let open = open.clone();
             move |_: NoArguments, cx| {

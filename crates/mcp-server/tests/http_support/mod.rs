@@ -62,13 +62,7 @@ pub(crate) async fn initialize_with(
         .await
         .expect("initialize");
     assert_eq!(response.status(), 200);
-    let sid = response
-        .headers()
-        .get("mcp-session-id")
-        .expect("initialize answers with Mcp-Session-Id")
-        .to_str()
-        .expect("a visible-ASCII session id")
-        .to_owned();
+    let sid = session_id(&response);
     let body: Value = response.json().await.expect("initialize result");
     assert_eq!(body["result"]["protocolVersion"], version, "{body}");
     let ack = post(client, url)
@@ -80,6 +74,23 @@ pub(crate) async fn initialize_with(
         .expect("notifications/initialized");
     assert_eq!(ack.status(), 202);
     sid
+}
+
+/// The `Mcp-Session-Id` an `initialize` response carries.
+pub(crate) fn session_id(response: &Response) -> String {
+    response
+        .headers()
+        .get("mcp-session-id")
+        .expect("initialize answers with Mcp-Session-Id")
+        .to_str()
+        .expect("a visible-ASCII session id")
+        .to_owned()
+}
+
+/// A GET whose answer is JSON (the ops endpoints, the metadata documents).
+pub(crate) async fn get_json(client: &Client, url: &str) -> Value {
+    let response = client.get(url).send().await.expect("GET");
+    response.json().await.expect("a JSON body")
 }
 
 /// `initialize` at 2025-11-25 with no client capabilities.

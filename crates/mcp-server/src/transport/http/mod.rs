@@ -322,15 +322,9 @@ fn cors() -> tower_http::cors::CorsLayer {
 
 async fn endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
     let (parts, body) = request.into_parts();
-    if let Some(refused) = refuse_foreign(&shared, &parts) {
-        return refused;
-    }
-    let principal = match &shared.auth {
-        None => None,
-        Some(auth) => match auth.authenticate(&parts.headers).await {
-            Ok(principal) => Some(principal),
-            Err(e) => return auth::unauthorized(shared.metadata_url.as_deref(), &e),
-        },
+    let principal = match admit(&shared, &parts).await {
+        Ok(principal) => principal,
+        Err(refused) => return refused,
     };
     let peer = parts
         .extensions
@@ -414,6 +408,23 @@ async fn metrics(State(shared): State<Arc<Shared>>, request: axum::extract::Requ
             None,
             "metrics are off: build the server with ServerBuilder::metrics()",
         ),
+    }
+}
+
+/// What every request to the MCP endpoint (POST, GET, DELETE, WebSocket upgrade) passes
+/// first, in this order: the `Host`/`Origin` allowlists, then the authenticator. `Ok` holds
+/// the caller's principal (`None` without an authenticator), `Err` the refusal to send.
+async fn admit(shared: &Shared, parts: &Parts) -> Result<Option<crate::auth::Principal>, Response> {
+    if let Some(refused) = refuse_foreign(shared, parts) {
+        return Err(refused);
+    }
+    match &shared.auth {
+        None => Ok(None),
+        Some(auth) => auth
+            .authenticate(&parts.headers)
+            .await
+            .map(Some)
+            .map_err(|e| auth::unauthorized(shared.metadata_url.as_deref(), &e)),
     }
 }
 

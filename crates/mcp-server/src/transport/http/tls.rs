@@ -9,11 +9,8 @@
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
 
 /// The certificate chain and private key of an HTTPS endpoint, as PEM files
@@ -124,7 +121,7 @@ impl axum::serve::Listener for Listener {
             match self.tcp.accept().await {
                 Ok((tcp, addr)) => {
                     no_delay(&tcp);
-                    return (Conn::Plain(tcp), addr);
+                    return (Conn::Left(tcp), addr);
                 }
                 Err(e) => accept_failed(e).await,
             }
@@ -145,7 +142,7 @@ async fn accept_tls(tcp: &TcpListener, tls: &mut Handshakes) -> (Conn, SocketAdd
             biased;
             Some(done) = tls.pending.join_next(), if !tls.pending.is_empty() => {
                 if let Ok(Some((stream, addr))) = done {
-                    return (Conn::Tls(Box::new(stream)), addr);
+                    return (Conn::Right(Box::new(stream)), addr);
                 }
             }
             accepted = tcp.accept(), if tls.pending.len() < MAX_PENDING_HANDSHAKES => {
@@ -267,73 +264,12 @@ fn acceptor(files: &TlsConfig) -> io::Result<tokio_rustls::TlsAcceptor> {
     Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
 }
 
-/// An accepted connection, plain or TLS.
-pub(super) enum Conn {
-    Plain(TcpStream),
-    #[cfg(feature = "tls")]
-    Tls(Box<tokio_rustls::server::TlsStream<TcpStream>>),
-}
+/// The TLS side of a [`Conn`].
+#[cfg(feature = "tls")]
+type TlsStream = Box<tokio_rustls::server::TlsStream<TcpStream>>;
+/// Without the `tls` feature no connection is TLS: the right side of [`Conn`] is never built.
+#[cfg(not(feature = "tls"))]
+type TlsStream = TcpStream;
 
-impl AsyncRead for Conn {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            #[cfg(feature = "tls")]
-            Conn::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for Conn {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            #[cfg(feature = "tls")]
-            Conn::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
-            #[cfg(feature = "tls")]
-            Conn::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
-        }
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        match self {
-            Conn::Plain(s) => s.is_write_vectored(),
-            #[cfg(feature = "tls")]
-            Conn::Tls(s) => s.is_write_vectored(),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_flush(cx),
-            #[cfg(feature = "tls")]
-            Conn::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            #[cfg(feature = "tls")]
-            Conn::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
-        }
-    }
-}
+/// An accepted connection: plain (left) or TLS (right).
+pub(super) type Conn = tokio_util::either::Either<TcpStream, TlsStream>;

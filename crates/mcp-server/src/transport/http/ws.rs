@@ -42,7 +42,7 @@ use mcp_jsonrpc::message::encode_error;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
-use super::{HttpOptions, Shared, normalized_path, refuse_foreign, reply};
+use super::{HttpOptions, Shared, admit, normalized_path, reply};
 use crate::Server;
 use crate::session::{Outbound, Session};
 use crate::transport::connection::Connection;
@@ -108,15 +108,9 @@ async fn upgrade(
     request: axum::extract::Request,
 ) -> Response {
     let (mut parts, _body) = request.into_parts();
-    if let Some(refused) = refuse_foreign(&shared, &parts) {
-        return refused;
-    }
-    let principal = match &shared.auth {
-        None => None,
-        Some(auth) => match auth.authenticate(&parts.headers).await {
-            Ok(principal) => Some(principal),
-            Err(e) => return super::auth::unauthorized(shared.metadata_url.as_deref(), &e),
-        },
+    let principal = match admit(&shared, &parts).await {
+        Ok(principal) => principal,
+        Err(refused) => return refused,
     };
     let ws = match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
         Ok(ws) => ws,
