@@ -6,9 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_schema::{
-    CallToolResult, GetPromptResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, McpNotification, McpRequest,
-    ReadResourceResult, Tool,
+    CallToolResult, GetPromptResult, Implementation, McpNotification, McpRequest, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
@@ -383,18 +382,9 @@ impl Manager {
 
     // ----- one method each --------------------------------------------------------------------
 
-    /// `tools/list`, all pages.
+    /// `tools/list`, every page.
     pub async fn list_tools(&self, server: &str) -> Result<Vec<Tool>, Error> {
         self.on(server, async |s| s.list_all_tools().await).await
-    }
-
-    /// `tools/list`, one page.
-    pub async fn list_tools_page(
-        &self,
-        server: &str,
-        cursor: Option<&str>,
-    ) -> Result<ListToolsResult, Error> {
-        self.on(server, async |s| s.list_tools(cursor).await).await
     }
 
     /// `tools/call`. A tool's own failure is a result with `isError: true`, not an `Err`.
@@ -408,23 +398,18 @@ impl Manager {
             .await
     }
 
-    /// `resources/list`, one page.
-    pub async fn list_resources(
-        &self,
-        server: &str,
-        cursor: Option<&str>,
-    ) -> Result<ListResourcesResult, Error> {
-        self.on(server, async |s| s.list_resources(cursor).await)
+    /// `resources/list`, every page.
+    pub async fn list_resources(&self, server: &str) -> Result<Vec<Resource>, Error> {
+        self.on(server, async |s| s.list_all_resources().await)
             .await
     }
 
-    /// `resources/templates/list`, one page.
+    /// `resources/templates/list`, every page.
     pub async fn list_resource_templates(
         &self,
         server: &str,
-        cursor: Option<&str>,
-    ) -> Result<ListResourceTemplatesResult, Error> {
-        self.on(server, async |s| s.list_resource_templates(cursor).await)
+    ) -> Result<Vec<ResourceTemplate>, Error> {
+        self.on(server, async |s| s.list_all_resource_templates().await)
             .await
     }
 
@@ -437,14 +422,9 @@ impl Manager {
         self.on(server, async |s| s.read_resource(uri).await).await
     }
 
-    /// `prompts/list`, one page.
-    pub async fn list_prompts(
-        &self,
-        server: &str,
-        cursor: Option<&str>,
-    ) -> Result<ListPromptsResult, Error> {
-        self.on(server, async |s| s.list_prompts(cursor).await)
-            .await
+    /// `prompts/list`, every page.
+    pub async fn list_prompts(&self, server: &str) -> Result<Vec<Prompt>, Error> {
+        self.on(server, async |s| s.list_all_prompts().await).await
     }
 
     /// `prompts/get`.

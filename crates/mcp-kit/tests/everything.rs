@@ -192,22 +192,16 @@ async fn scenario(manager: Manager, mut observed: Observed) {
     }
 
     // Resources and templates.
-    let resources = manager
-        .list_resources(s, None)
-        .await
-        .expect("resources/list");
-    assert!(!resources.resources.is_empty());
-    let first = resources.resources[0].uri.clone();
+    let resources = manager.list_resources(s).await.expect("resources/list");
+    assert!(!resources.is_empty());
+    let first = resources[0].uri.clone();
     let read = manager.read_resource(s, &first).await.expect("read");
     assert_eq!(
         serde_json::to_value(&read.contents).unwrap()[0]["uri"],
         first.as_str()
     );
-    let templates = manager
-        .list_resource_templates(s, None)
-        .await
-        .expect("templates");
-    let template = &templates.resource_templates[0].uri_template;
+    let templates = manager.list_resource_templates(s).await.expect("templates");
+    let template = &templates[0].uri_template;
     let dynamic = template.replace("{resourceId}", "3");
     let read = manager
         .read_resource(s, &dynamic)
@@ -219,8 +213,8 @@ async fn scenario(manager: Manager, mut observed: Observed) {
     );
 
     // Prompts.
-    let prompts = manager.list_prompts(s, None).await.expect("prompts/list");
-    assert!(prompts.prompts.iter().any(|p| p.name == "args-prompt"));
+    let prompts = manager.list_prompts(s).await.expect("prompts/list");
+    assert!(prompts.iter().any(|p| p.name == "args-prompt"));
     let prompt = manager
         .get_prompt(
             s,
