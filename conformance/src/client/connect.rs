@@ -79,11 +79,7 @@ pub(crate) fn manager(invocation: &Invocation, config: Config, root: PathBuf) ->
 
 /// A configuration with one streamable HTTP server, as `mcp.json` would declare it.
 pub(crate) fn config(url: &str) -> Config {
-    let mut config = Config::default();
-    config
-        .servers
-        .insert(SERVER.to_owned(), ServerConfig::streamable_http(url));
-    config
+    Config::default().with_server(SERVER, ServerConfig::streamable_http(url))
 }
 
 /// Connects to the scenario's server and performs the handshake.

@@ -29,9 +29,8 @@ async fn main() -> anyhow::Result<()> {
 
     // The configuration, built in code: one stdio server running this very program.
     let me = std::env::current_exe()?;
-    let mut config = Config::default();
-    config.servers.insert(
-        "self".into(),
+    let config = Config::default().with_server(
+        "self",
         ServerConfig::stdio([me.to_string_lossy().into_owned(), "--server".into()]),
     );
 

@@ -26,9 +26,8 @@ async fn main() -> anyhow::Result<()> {
         anyhow::bail!("usage: streamable_http_split <sse_url> <http_url>");
     };
 
-    let mut config = Config::default();
-    config.servers.insert(
-        "remote".into(),
+    let config = Config::default().with_server(
+        "remote",
         ServerConfig::streamable_http_split(sse_url.as_str(), http_url.as_str()),
     );
     let root = std::env::current_dir()?;

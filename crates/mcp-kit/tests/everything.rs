@@ -333,9 +333,8 @@ async fn scenario(manager: Manager, mut observed: Observed) {
 
 #[tokio::test]
 async fn manager_against_the_everything_server_over_stdio() {
-    let mut config = Config::default();
-    config.servers.insert(
-        "everything".into(),
+    let config = Config::default().with_server(
+        "everything",
         ServerConfig::stdio([
             "node".to_owned(),
             support::everything_js().display().to_string(),
@@ -349,9 +348,8 @@ async fn manager_against_the_everything_server_over_stdio() {
 #[tokio::test]
 async fn manager_against_the_everything_server_over_streamable_http() {
     let server = support::start_everything_http().await;
-    let mut config = Config::default();
-    config.servers.insert(
-        "everything".into(),
+    let config = Config::default().with_server(
+        "everything",
         ServerConfig::streamable_http(server.url.clone()),
     );
     let (manager, observed) = manager(config);

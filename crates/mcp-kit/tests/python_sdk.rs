@@ -86,15 +86,13 @@ async fn exercise(config: &Config, pinned: Option<&str>, expected: Era) {
 }
 
 fn stdio_config() -> Config {
-    let mut config = Config::default();
-    config.servers.insert(
-        "python".into(),
+    Config::default().with_server(
+        "python",
         ServerConfig::stdio([
             support::peers_python().display().to_string(),
             support::fixture("python_server.py").display().to_string(),
         ]),
-    );
-    config
+    )
 }
 
 #[tokio::test]
@@ -110,11 +108,8 @@ async fn python_over_stdio_pinned_to_the_stateful_era() {
 #[tokio::test]
 async fn python_over_http_in_both_eras() {
     let server = support::start_python_http().await;
-    let mut config = Config::default();
-    config.servers.insert(
-        "python".into(),
-        ServerConfig::streamable_http(server.url.clone()),
-    );
+    let config =
+        Config::default().with_server("python", ServerConfig::streamable_http(server.url.clone()));
     exercise(&config, None, Era::Stateless).await;
     exercise(&config, Some("2025-11-25"), Era::Stateful).await;
 }
@@ -132,9 +127,8 @@ async fn concurrent_callers_share_one_connection() {
         support::peers_python().display(),
         support::fixture("python_server.py").display()
     );
-    let mut config = Config::default();
-    config.servers.insert(
-        "python".into(),
+    let config = Config::default().with_server(
+        "python",
         ServerConfig::stdio(["sh".to_owned(), "-c".into(), script]),
     );
     let manager = std::sync::Arc::new(

@@ -42,25 +42,19 @@ fn manager(config: &Config, version: Option<&str>) -> Manager {
 }
 
 fn stdio_config() -> Config {
-    let mut config = Config::default();
-    config.servers.insert(
-        "example".into(),
+    Config::default().with_server(
+        "example",
         ServerConfig::Stdio(StdioServer {
             argv: vec![example_server().display().to_string()],
             env: BTreeMap::new(),
             inherit_env: false,
             stdout_log: None,
         }),
-    );
-    config
+    )
 }
 
 fn http_config(url: &str) -> Config {
-    let mut config = Config::default();
-    config
-        .servers
-        .insert("example".into(), ServerConfig::streamable_http(url));
-    config
+    Config::default().with_server("example", ServerConfig::streamable_http(url))
 }
 
 async fn exercise(session: &Session, era: Era) {

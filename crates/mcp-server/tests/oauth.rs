@@ -199,19 +199,21 @@ async fn a_session_belongs_to_its_authenticator_not_just_the_subject() {
             .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                           "params": {"name": "whoami"}}))
     };
+    // POST, the GET stream and DELETE of the session all refuse the forged principal.
+    let with_forged = |request: reqwest::RequestBuilder| {
+        request
+            .header("mcp-session-id", &sid)
+            .header("mcp-protocol-version", LEGACY)
+            .bearer_auth(&jwt)
+            .send()
+    };
     let hijack = call(&jwt).send().await.unwrap();
     assert_eq!(
         hijack.status(),
         403,
         "POST with another authenticator's principal"
     );
-    let stream = c
-        .get(&url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &sid)
-        .header("mcp-protocol-version", LEGACY)
-        .bearer_auth(&jwt)
-        .send()
+    let stream = with_forged(c.get(&url).header("accept", "text/event-stream"))
         .await
         .unwrap();
     assert_eq!(
@@ -219,14 +221,7 @@ async fn a_session_belongs_to_its_authenticator_not_just_the_subject() {
         403,
         "GET with another authenticator's principal"
     );
-    let delete = c
-        .delete(&url)
-        .header("mcp-session-id", &sid)
-        .header("mcp-protocol-version", LEGACY)
-        .bearer_auth(&jwt)
-        .send()
-        .await
-        .unwrap();
+    let delete = with_forged(c.delete(&url)).await.unwrap();
     assert_eq!(
         delete.status(),
         403,

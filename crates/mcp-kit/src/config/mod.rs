@@ -56,6 +56,16 @@ pub struct Config {
     pub servers: BTreeMap<String, ServerConfig>,
 }
 
+impl Config {
+    /// This configuration with `server` added (or replaced) under `name`: a configuration built
+    /// in code, `Config::default().with_server("docs", ServerConfig::streamable_http(url))`.
+    #[must_use]
+    pub fn with_server(mut self, name: impl Into<String>, server: ServerConfig) -> Self {
+        self.servers.insert(name.into(), server);
+        self
+    }
+}
+
 /// The format a configuration was read in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]

@@ -36,12 +36,10 @@ pub(crate) fn string_pairs(pairs: &[String], flag: &str) -> anyhow::Result<Map<S
 
 /// Parses `text` as a JSON object (`what` names the flag in errors).
 pub(crate) fn json_object(text: &str, what: &str) -> anyhow::Result<Map<String, Value>> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(usage(format!(
-            "{what} must be a JSON object, not {}",
-            kind(&other)
-        ))),
+    match serde_json::from_str::<Map<String, Value>>(text) {
+        Ok(map) => Ok(map),
+        // Valid JSON of another type: serde names it ("invalid type: sequence, expected a map").
+        Err(e) if e.is_data() => Err(usage(format!("{what} must be a JSON object ({e})"))),
         Err(e) => Err(usage(format!("{what} is not valid JSON: {e}"))),
     }
 }
@@ -62,18 +60,6 @@ pub(crate) fn json_object_file(path: &Path) -> anyhow::Result<Map<String, Value>
             .map_err(|e| usage(format!("cannot read --arguments-file {shown}: {e}")))?
     };
     json_object(&text, &format!("--arguments-file {shown}"))
-}
-
-/// The JSON kind of a value, for messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Converts `KEY=VALUE` pairs into tool arguments, following the tool's input schema:
