@@ -16,8 +16,9 @@
 //! - `sampling/createMessage` — which the handler does not know: the server gets
 //!   `-32601 Method not found`.
 //!
-//! and returns what it got as the tool's result. `connect_io` needs no trust mode: the caller
-//! made the connection, so no policy applies.
+//! and returns what it got as the tool's result. [`Manager::open_io`] needs no trust mode: the
+//! caller made the connection, so no policy applies. The session is cached with
+//! [`Manager::insert`], so the manager's own methods reach it by its name.
 
 mod common;
 

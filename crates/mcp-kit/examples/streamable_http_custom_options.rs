@@ -1,5 +1,5 @@
 //! Your own streamable HTTP connection (network options, limits) under `mcp-kit`'s session
-//! handling: build an [`mcp_jsonrpc::Peer`] yourself, then attach it with
+//! handling: build an [`mcp_jsonrpc::Peer`] yourself, then make it a session with
 //! [`Manager::open_peer`].
 //!
 //! ```text
@@ -19,7 +19,7 @@
 //!
 //! Security: a connection you build yourself is not checked by the trust policy
 //! ([`TrustMode`](mcp_kit::TrustMode), [`UntrustedStreamableHttpPolicy`](mcp_kit::UntrustedStreamableHttpPolicy)):
-//! `connect_jsonrpc` assumes you trust the URL and headers. Use it with URLs you chose, never
+//! `open_peer` assumes you trust the URL and headers. Use it with URLs you chose, never
 //! with ones read from an untrusted `mcp.json`.
 
 mod common;

@@ -21,10 +21,6 @@ pub enum Error {
     #[error("unknown mcp server: `{0}` (not in the configuration)")]
     UnknownServer(String),
 
-    /// No connection to this server exists (for the `*_connected` methods).
-    #[error("mcp server `{0}` is not connected")]
-    NotConnected(String),
-
     /// `stdout_log.path` resolves outside the root and that was not allowed.
     #[error(
         "refusing stdout_log path outside the root for mcp server `{server}`: {} is not under {}; \

@@ -108,8 +108,8 @@ pub(super) fn quoted(key: &str) -> String {
     format!("`{}`", key.escape_debug())
 }
 
-/// What a value is, for "…, got X" in messages.
-pub(super) fn kind(value: &Value) -> &'static str {
+/// What a JSON value is, for "…, got X" in messages: `"an array"`, `"a string"`, `"null"`, …
+pub fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -39,6 +39,7 @@ mod v1;
 
 pub use error::ConfigError;
 pub use expand::expand_placeholders;
+pub use json::kind as value_kind;
 
 /// The largest configuration file that is read, in bytes (4 MiB).
 pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;

@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::path::Path;
 
+use mcp_kit::config::value_kind;
 use serde_json::{Map, Value};
 
 use crate::exit::usage;
@@ -36,10 +37,12 @@ pub(crate) fn string_pairs(pairs: &[String], flag: &str) -> anyhow::Result<Map<S
 
 /// Parses `text` as a JSON object (`what` names the flag in errors).
 pub(crate) fn json_object(text: &str, what: &str) -> anyhow::Result<Map<String, Value>> {
-    match serde_json::from_str::<Map<String, Value>>(text) {
-        Ok(map) => Ok(map),
-        // Valid JSON of another type: serde names it ("invalid type: sequence, expected a map").
-        Err(e) if e.is_data() => Err(usage(format!("{what} must be a JSON object ({e})"))),
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(usage(format!(
+            "{what} must be a JSON object, not {}",
+            value_kind(&other)
+        ))),
         Err(e) => Err(usage(format!("{what} is not valid JSON: {e}"))),
     }
 }
