@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! bench-server --transport stdio
-//! bench-server --transport http --port 8080     # http://127.0.0.1:8080/mcp
+//! bench-server --transport http --port 8080     # http://127.0.0.1:8080/mcp, ws://127.0.0.1:8080/ws
 //! ```
 
 use std::process::ExitCode;
@@ -28,11 +28,14 @@ fn server() -> Server {
         .build()
 }
 
-/// Serves HTTP on 127.0.0.1:`port`, saying so on stderr once it listens.
+/// Serves HTTP (and WebSocket, at `/ws`) on 127.0.0.1:`port`, saying so on stderr once it
+/// listens. The defaults, but for the per-client session quota: every session of the
+/// benchmark comes from one client (127.0.0.1), and the memory measurements open up to
+/// 10,000 of them.
 async fn serve_http(port: u16) -> std::io::Result<()> {
-    let http = server()
-        .bind_http(("127.0.0.1", port), mcp_server::HttpOptions::default())
-        .await?;
+    let mut options = mcp_server::HttpOptions::default();
+    options.max_sessions_per_client = options.max_sessions;
+    let http = server().bind_http(("127.0.0.1", port), options).await?;
     eprintln!("MCP server listening on {}", http.url());
     http.wait().await
 }

@@ -21,7 +21,7 @@ use mcp_jsonrpc_bench::load::memory;
 use mcp_jsonrpc_bench::load::plan::{self, Locations, Results, Settings};
 use mcp_jsonrpc_bench::load::server::{ServerSpec, Transport};
 use mcp_jsonrpc_bench::load::stdio::StdioSession;
-use mcp_jsonrpc_bench::load::{Scenario, Timing, measure_http, procfs};
+use mcp_jsonrpc_bench::load::{Scenario, Timing, measure_http, measure_ws, procfs};
 use mcp_jsonrpc_bench::report::{self, Machine};
 use mcp_jsonrpc_bench::server_report;
 
@@ -200,11 +200,15 @@ async fn run(options: &Options) -> Result<(), String> {
     if options.memory {
         for spec in specs
             .iter()
-            .filter(|s| s.transport == Transport::Http && s.protocol == Protocol::Stateful)
+            .filter(|s| s.transport.listens() && s.protocol == Protocol::Stateful)
         {
             let connected = memory::connected(spec, &settings.log_dir, settings.connected).await;
             report_memory(spec, "connected", &connected);
             results.connected.insert(spec.key, connected);
+            // A WebSocket session ends with its connection: it is never idle.
+            if spec.transport == Transport::WebSocket {
+                continue;
+            }
             let idle = memory::idle(spec, &settings.log_dir, idle_sessions(spec, settings)).await;
             report_memory(spec, "idle", &idle);
             results.idle.insert(spec.key, idle);
@@ -307,6 +311,9 @@ async fn measure_server(spec: &ServerSpec, run: usize, settings: &Settings, resu
     for scenario in &scenarios {
         let sample = match (&mut stdio, server.addr) {
             (Some(session), _) => session.measure(pid, *scenario, settings.timing).await,
+            (None, Some(addr)) if spec.transport == Transport::WebSocket => {
+                measure_ws(addr, pid, *scenario, settings.timing).await
+            }
             (None, Some(addr)) => {
                 measure_http(addr, pid, spec.protocol, *scenario, settings.timing).await
             }

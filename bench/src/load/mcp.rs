@@ -284,6 +284,26 @@ pub fn check_call(
     }
 }
 
+/// Just enough of a message to route it.
+#[derive(Deserialize)]
+struct Routing<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a RawValue>,
+}
+
+/// The id (as JSON text) of a message that answers a request; `None` for a notification or a
+/// request (which these tools never send). An error when it is not a JSON-RPC message.
+pub fn answer_id(message: &[u8]) -> Result<Option<&str>, String> {
+    let routing: Routing<'_> = serde_json::from_slice(message)
+        .map_err(|e| format!("not a JSON-RPC message ({e}): {}", preview(message)))?;
+    Ok(match (routing.id, routing.method) {
+        (Some(id), None) => Some(id.get()),
+        _ => None,
+    })
+}
+
 /// The `protocolVersion` of an `initialize` answer.
 pub fn initialize_version(message: &[u8]) -> Result<String, String> {
     #[derive(Deserialize)]

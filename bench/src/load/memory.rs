@@ -1,7 +1,7 @@
-//! Resident memory per session of a stateful HTTP server.
+//! Resident memory per session of a stateful HTTP (or WebSocket) server.
 //!
-//! - *Connected*: `n` sessions, each `initialize`d on its own keep-alive connection, which
-//!   stays open and idle.
+//! - *Connected*: `n` sessions, each `initialize`d on its own keep-alive connection (or
+//!   WebSocket connection), which stays open and idle.
 //! - *Idle*: `n` sessions `initialize`d over a few connections that are then closed: what a
 //!   session costs while its client is away.
 //!
@@ -9,15 +9,17 @@
 //! allocated state is there before the baseline), read `VmRSS`, open the `n` sessions, wait
 //! half a second and read `VmRSS` again: the difference divided by `n`.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
-use super::HttpSession;
 use super::mcp::{self, Protocol, Tool};
 use super::procfs;
-use super::server::{Running, ServerSpec};
+use super::server::{Running, ServerSpec, Transport};
+use super::ws::WsSession;
+use super::{ClosedLoop as _, HttpSession};
 
 /// Connections the idle sessions are created over.
 const IDLE_CONNECTIONS: usize = 16;
@@ -46,17 +48,43 @@ impl MemorySample {
     }
 }
 
+/// A stateful session held open: streamable HTTP or WebSocket.
+enum Held {
+    Http(HttpSession),
+    Ws(WsSession),
+}
+
+impl Held {
+    /// Opens a stateful session over `transport`.
+    async fn open(transport: Transport, addr: SocketAddr) -> Result<Self, String> {
+        match transport {
+            Transport::WebSocket => WsSession::open(addr).await.map(Held::Ws),
+            _ => HttpSession::open(addr, Protocol::Stateful, Tool::Echo)
+                .await
+                .map(Held::Http),
+        }
+    }
+
+    /// Sends a request and waits for its answer (not checked).
+    async fn exchange(&mut self, body: &[u8]) -> Result<(), String> {
+        match self {
+            Held::Http(session) => session.exchange(body).await,
+            Held::Ws(session) => session.exchange(body).await,
+        }
+    }
+}
+
 /// Starts the server, opens one session, calls `echo`, returns the server and its `VmRSS`.
 async fn baseline(
     spec: &ServerSpec,
     log_dir: &std::path::Path,
-) -> Result<(Running, HttpSession, u64), String> {
+) -> Result<(Running, Held, u64), String> {
     let server = spec.start(log_dir).await?;
     let addr = server.addr.ok_or("not an HTTP server")?;
-    let mut warm = HttpSession::open(addr, Protocol::Stateful, Tool::Echo).await?;
+    let mut warm = Held::open(spec.transport, addr).await?;
     let mut body = Vec::new();
     mcp::call_body(&mut body, 1, Tool::Echo, "warm", Protocol::Stateful);
-    warm.post(&body).await?;
+    warm.exchange(&body).await?;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let rss = procfs::status_kib(server.pid, "VmRSS").map_err(|e| e.to_string())?;
     Ok((server, warm, rss))
@@ -94,7 +122,8 @@ async fn finish(
     })
 }
 
-/// Memory per connected session (`n` sessions, `n` open idle connections).
+/// Memory per connected session (`n` sessions, `n` open idle connections; one WebSocket
+/// connection is one session).
 pub async fn connected(
     spec: &ServerSpec,
     log_dir: &std::path::Path,
@@ -102,6 +131,7 @@ pub async fn connected(
 ) -> Result<MemorySample, String> {
     let (server, warm, before_kib) = baseline(spec, log_dir).await?;
     let addr = server.addr.ok_or("not an HTTP server")?;
+    let transport = spec.transport;
     let started = Instant::now();
     let sessions = Arc::new(Mutex::new(Vec::with_capacity(n)));
     let mut workers = Vec::new();
@@ -110,7 +140,7 @@ pub async fn connected(
         workers.push(tokio::spawn(async move {
             let mut index = worker;
             while index < n {
-                let session = HttpSession::open(addr, Protocol::Stateful, Tool::Echo).await?;
+                let session = Held::open(transport, addr).await?;
                 sessions.lock().await.push(session);
                 index += CONNECT_PARALLEL;
             }

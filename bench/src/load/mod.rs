@@ -3,6 +3,7 @@
 //! counts only answers whose content was checked.
 //!
 //! - [`http`]: a minimal HTTP/1.1 client, one keep-alive connection per session.
+//! - [`ws`]: a WebSocket session with our server's `/ws` endpoint.
 //! - [`mcp`]: the requests and the checks of their answers.
 //! - [`server`]: starting and stopping the servers.
 //! - [`stdio`]: sequential and pipelined calls to a child over its stdin/stdout.
@@ -17,7 +18,9 @@ pub mod plan;
 pub mod procfs;
 pub mod server;
 pub mod stdio;
+pub mod ws;
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -27,6 +30,7 @@ use tokio::sync::{mpsc, watch};
 
 use self::http::{Connection, Response};
 use self::mcp::{Protocol, Tool};
+use self::ws::WsSession;
 use crate::tools::{self, Blob};
 
 /// How long a measurement warms up and then measures.
@@ -38,13 +42,13 @@ pub struct Timing {
     pub measure: Duration,
 }
 
-/// One measurement: a tool called by a number of concurrent sessions (HTTP) or with a number
-/// of requests in flight on one connection (stdio).
+/// One measurement: a tool called by a number of concurrent sessions (HTTP, WebSocket) or with
+/// a number of requests in flight on one connection (stdio).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Scenario {
     /// The tool called.
     pub tool: Tool,
-    /// Concurrent sessions (HTTP) or requests in flight (stdio).
+    /// Concurrent sessions (HTTP, WebSocket) or requests in flight (stdio).
     pub concurrency: usize,
 }
 
@@ -69,6 +73,19 @@ pub struct Sample {
 const WARMUP: u8 = 0;
 const MEASURE: u8 = 1;
 const STOP: u8 = 2;
+
+/// A session of the closed-loop measurements (HTTP, WebSocket): one call at a time.
+pub trait ClosedLoop: Send + Sized + 'static {
+    /// Sends the `tools/call` request `body` and waits for its answer: the timed part.
+    fn exchange(&mut self, body: &[u8]) -> impl Future<Output = Result<(), String>> + Send;
+
+    /// The JSON-RPC message that answers the last exchange, request `id` (`scratch` may hold
+    /// it).
+    fn answer<'a>(&'a self, id: u64, scratch: &'a mut Vec<u8>) -> Result<&'a [u8], String>;
+
+    /// Ends the session.
+    fn close(self) -> impl Future<Output = ()> + Send;
+}
 
 /// Percentile `p` (0–100) of sorted nanosecond latencies, in microseconds.
 pub fn percentile_us(sorted_ns: &[u64], p: f64) -> f64 {
@@ -214,9 +231,30 @@ impl HttpSession {
     }
 }
 
-/// The loop of one HTTP session: call, check, count while measuring; until told to stop.
-async fn run_http_session(
-    mut session: HttpSession,
+impl ClosedLoop for HttpSession {
+    fn exchange(&mut self, body: &[u8]) -> impl Future<Output = Result<(), String>> + Send {
+        self.post(body)
+    }
+
+    fn answer<'a>(&'a self, id: u64, scratch: &'a mut Vec<u8>) -> Result<&'a [u8], String> {
+        if self.response.status != 200 {
+            return Err(format!(
+                "tools/call: HTTP {} {}",
+                self.response.status,
+                mcp::preview(&self.response.body)
+            ));
+        }
+        mcp::response_in(&self.response.body, self.response.sse, id, scratch)
+    }
+
+    fn close(self) -> impl Future<Output = ()> + Send {
+        HttpSession::close(self)
+    }
+}
+
+/// The loop of one session: call, check, count while measuring; until told to stop.
+async fn run_session<S: ClosedLoop>(
+    mut session: S,
     protocol: Protocol,
     tool: Tool,
     index: usize,
@@ -241,21 +279,9 @@ async fn run_http_session(
         }
         mcp::call_body(&mut body, seq, tool, &message, protocol);
         let started = Instant::now();
-        session.post(&body).await?;
+        session.exchange(&body).await?;
         let elapsed = started.elapsed();
-        if session.response.status != 200 {
-            return Err(format!(
-                "tools/call: HTTP {} {}",
-                session.response.status,
-                mcp::preview(&session.response.body)
-            ));
-        }
-        let answer = mcp::response_in(
-            &session.response.body,
-            session.response.sse,
-            seq,
-            &mut scratch,
-        )?;
+        let answer = session.answer(seq, &mut scratch)?;
         mcp::check_call(answer, seq, tool, &message, &blob)?;
         if phase.load(Ordering::Relaxed) == MEASURE {
             latencies.push(elapsed.as_nanos() as u64);
@@ -275,6 +301,41 @@ pub async fn measure_http(
     scenario: Scenario,
     timing: Timing,
 ) -> Result<Sample, String> {
+    measure_closed_loop(pid, protocol, scenario, timing, || {
+        HttpSession::open(addr, protocol, scenario.tool)
+    })
+    .await
+}
+
+/// Measures `scenario` against the WebSocket endpoint of the server at `addr` (process
+/// `pid`), as [`measure_http`] does: `scenario.concurrency` connections, each its own stateful
+/// session, each calling in a closed loop.
+pub async fn measure_ws(
+    addr: SocketAddr,
+    pid: u32,
+    scenario: Scenario,
+    timing: Timing,
+) -> Result<Sample, String> {
+    measure_closed_loop(pid, Protocol::Stateful, scenario, timing, || {
+        WsSession::open(addr)
+    })
+    .await
+}
+
+/// Opens `scenario.concurrency` sessions with `open`, lets each call the tool in a closed loop
+/// for the warm-up and the measured time, and counts the checked answers of the measured time.
+async fn measure_closed_loop<S, F, Fut>(
+    pid: u32,
+    protocol: Protocol,
+    scenario: Scenario,
+    timing: Timing,
+    open: F,
+) -> Result<Sample, String>
+where
+    S: ClosedLoop,
+    F: Fn() -> Fut,
+    Fut: Future<Output = Result<S, String>> + Send + 'static,
+{
     let blob = Arc::new(tools::blob());
     let phase = Arc::new(AtomicU8::new(WARMUP));
     let (start_tx, start_rx) = watch::channel(false);
@@ -287,8 +348,9 @@ pub async fn measure_http(
             ready_tx.clone(),
             start_rx.clone(),
         );
+        let opening = open();
         tasks.push(tokio::spawn(async move {
-            let session = match HttpSession::open(addr, protocol, scenario.tool).await {
+            let session = match opening.await {
                 Ok(session) => {
                     let _ = ready.send(Ok(())).await;
                     session
@@ -302,7 +364,7 @@ pub async fn measure_http(
             if start.wait_for(|go| *go).await.is_err() {
                 return Ok(Vec::new());
             }
-            run_http_session(session, protocol, scenario.tool, index, phase, blob).await
+            run_session(session, protocol, scenario.tool, index, phase, blob).await
         }));
     }
     drop(ready_tx);

@@ -76,6 +76,15 @@ pub fn servers(at: &Locations) -> Vec<ServerSpec> {
             &http,
         ),
         spec(
+            "ours-ws",
+            "mcp-server (ours)",
+            "WebSocket (`/ws`), stateful (2025-11-25), one connection per session",
+            WebSocket,
+            Stateful,
+            bin("bench-server"),
+            &http,
+        ),
+        spec(
             "rmcp-http",
             "rmcp 3.9",
             "stateful (2025-11-25), SSE responses (defaults)",
@@ -184,7 +193,7 @@ pub fn rmcp_with_nagle(at: &Locations) -> ServerSpec {
 /// The measurements of one transport.
 pub fn scenarios(transport: Transport, sessions: usize, in_flight: usize) -> Vec<Scenario> {
     let (one, many) = match transport {
-        Transport::Http => (1, sessions),
+        Transport::Http | Transport::WebSocket => (1, sessions),
         Transport::Stdio => (1, in_flight),
     };
     vec![
@@ -210,7 +219,7 @@ pub struct Settings {
     pub timing: Timing,
     /// Runs; medians are reported.
     pub runs: usize,
-    /// Concurrent HTTP sessions of the "many" measurements.
+    /// Concurrent HTTP sessions (WebSocket connections) of the "many" measurements.
     pub sessions: usize,
     /// Requests in flight of the pipelined stdio measurements.
     pub in_flight: usize,

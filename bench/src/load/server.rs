@@ -17,6 +17,16 @@ pub enum Transport {
     Stdio,
     /// Streamable HTTP at `http://127.0.0.1:{port}/mcp`.
     Http,
+    /// WebSocket at `ws://127.0.0.1:{port}/ws`, served by the same process as streamable HTTP.
+    WebSocket,
+}
+
+impl Transport {
+    /// Whether the server listens on a port (HTTP and WebSocket) rather than being a child
+    /// talked to over its stdin and stdout.
+    pub fn listens(self) -> bool {
+        matches!(self, Transport::Http | Transport::WebSocket)
+    }
 }
 
 /// One server configuration of the comparison.
@@ -34,7 +44,7 @@ pub struct ServerSpec {
     pub protocol: Protocol,
     /// The executable.
     pub program: PathBuf,
-    /// Its arguments; for HTTP, `{port}` is replaced by the port.
+    /// Its arguments; for HTTP and WebSocket, `{port}` is replaced by the port.
     pub args: Vec<String>,
 }
 
@@ -45,7 +55,7 @@ pub struct Running {
     pub child: Child,
     /// Its process id (the server itself: no shell in between).
     pub pid: u32,
-    /// Its address (HTTP only).
+    /// Its address (HTTP and WebSocket only).
     pub addr: Option<SocketAddr>,
     /// Where its stderr goes.
     pub log: PathBuf,
@@ -59,11 +69,12 @@ pub fn free_port() -> Result<u16, String> {
 
 impl ServerSpec {
     /// Starts the server; stdin and stdout are piped (the stdio protocol), stderr goes to
-    /// `log_dir/{key}.log`. An HTTP server is waited for until it accepts connections.
+    /// `log_dir/{key}.log`. A server that listens is waited for until it accepts connections.
     pub async fn start(&self, log_dir: &std::path::Path) -> Result<Running, String> {
-        let port = match self.transport {
-            Transport::Http => Some(free_port()?),
-            Transport::Stdio => None,
+        let port = if self.transport.listens() {
+            Some(free_port()?)
+        } else {
+            None
         };
         let args: Vec<String> = self
             .args
@@ -84,7 +95,7 @@ impl ServerSpec {
             .stdout(Stdio::piped())
             .stderr(stderr)
             .kill_on_drop(true);
-        if self.transport == Transport::Http {
+        if self.transport.listens() {
             command.stdout(Stdio::null()).stdin(Stdio::null());
         }
         let child = command.spawn().map_err(|e| {

@@ -8,8 +8,6 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{ChildStdin, ChildStdout};
 
@@ -25,15 +23,6 @@ pub struct StdioSession {
     line: Vec<u8>,
     next_id: u64,
     blob: Blob,
-}
-
-/// Just enough of a message to route it.
-#[derive(Deserialize)]
-struct Routing<'a> {
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    method: Option<&'a RawValue>,
 }
 
 impl StdioSession {
@@ -95,16 +84,16 @@ impl StdioSession {
             if n == 0 {
                 return Err("the child closed its stdout".into());
             }
-            let Ok(routing) = serde_json::from_slice::<Routing<'_>>(&self.line) else {
+            let Ok(answer) = mcp::answer_id(&self.line) else {
                 return Err(format!(
                     "the child wrote a line that is not JSON-RPC: {}",
                     mcp::preview(&self.line)
                 ));
             };
-            match (routing.id, routing.method) {
-                (Some(id), None) => return Ok(id.get().to_owned()),
+            match answer {
+                Some(id) => return Ok(id.to_owned()),
                 // Notifications (and requests, which these tools never send) are skipped.
-                _ => continue,
+                None => continue,
             }
         }
     }
