@@ -16,6 +16,9 @@ mod target {
     pub const STDIO_PIPELINED: f64 = 60_000.0;
     pub const CONNECTED_KIB: f64 = 32.0;
     pub const IDLE_KIB: f64 = 4.0;
+    /// Issue 11: the 10 KiB structured result against rmcp and the axum ceiling.
+    pub const BLOB_VS_RMCP: f64 = 1.5;
+    pub const BLOB_OF_AXUM_PERCENT: f64 = 85.0;
 }
 
 /// Whether `value` meets a target (`at_least`: value ≥ target, else value ≤ target).
@@ -122,11 +125,33 @@ pub(super) fn targets(w: &mut String, v: &View<'_>) {
             false,
             "KiB",
         ),
+        (
+            format!(
+                "`blob`, {} sessions: ≥ 1.5× rmcp's calls/s (issue 11)",
+                s.sessions
+            ),
+            rate("ours-http", Tool::Blob, true) / rate("rmcp-http", Tool::Blob, true),
+            target::BLOB_VS_RMCP,
+            true,
+            "×",
+        ),
+        (
+            format!(
+                "`blob`, {} sessions: ≥ 85 % of the axum ceiling's calls/s (issue 11)",
+                s.sessions
+            ),
+            100.0 * rate("ours-http", Tool::Blob, true) / rate("axum-http", Tool::Blob, true),
+            target::BLOB_OF_AXUM_PERCENT,
+            true,
+            "%",
+        ),
     ];
     for (label, value, goal, at_least, unit) in rows {
         let shown = match unit {
             "calls/s" => thousands(value),
             "ms" => format!("{value:.3} ms"),
+            "×" => format!("{value:.2}×"),
+            "%" => format!("{value:.0} %"),
             _ => format!("{value:.1} {unit}"),
         };
         let shown = if value.is_nan() { "–".into() } else { shown };

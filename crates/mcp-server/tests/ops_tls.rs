@@ -9,7 +9,7 @@ mod http_support;
 use std::path::{Path, PathBuf};
 
 use http_support::{get_json, in_session, initialize, text_of};
-use mcp_server::{HttpOptions, NoArguments, Server, ServerConfig, TlsConfig};
+use mcp_server::{HttpOptions, HttpServer, NoArguments, Server, ServerConfig, TlsConfig};
 use reqwest::Client;
 use serde_json::{Value, json};
 
@@ -45,14 +45,20 @@ fn files(dir: &Path) -> TlsConfig {
     TlsConfig::new(dir.join("cert.pem"), dir.join("key.pem"))
 }
 
+/// The test server over HTTPS with a fresh self-signed certificate in `dir` (returned, PEM).
+async fn serve_tls(dir: &Path) -> (String, Server, HttpServer) {
+    let cert = self_signed(dir);
+    let server = server();
+    let mut options = HttpOptions::default();
+    options.tls = Some(files(dir));
+    let http = server.bind_http("127.0.0.1:0", options).await.unwrap();
+    (cert, server, http)
+}
+
 #[tokio::test]
 async fn mcp_and_ops_endpoints_over_https() {
     let dir = tempfile::tempdir().unwrap();
-    let cert = self_signed(dir.path());
-    let server = server();
-    let mut options = HttpOptions::default();
-    options.tls = Some(files(dir.path()));
-    let http = server.bind_http("127.0.0.1:0", options).await.unwrap();
+    let (cert, server, http) = serve_tls(dir.path()).await;
     let url = http.url();
     assert!(url.starts_with("https://127.0.0.1:"), "{url}");
 
@@ -99,11 +105,7 @@ async fn mcp_and_ops_endpoints_over_https() {
 #[tokio::test]
 async fn a_silent_connection_does_not_block_the_others() {
     let dir = tempfile::tempdir().unwrap();
-    let cert = self_signed(dir.path());
-    let server = server();
-    let mut options = HttpOptions::default();
-    options.tls = Some(files(dir.path()));
-    let http = server.bind_http("127.0.0.1:0", options).await.unwrap();
+    let (cert, server, http) = serve_tls(dir.path()).await;
     let _silent = tokio::net::TcpStream::connect(http.local_addr())
         .await
         .unwrap();

@@ -5,6 +5,8 @@
 
 mod tools_support;
 
+use tools_support::MessageClient as _;
+
 use std::time::Duration;
 
 use mcp_server::schema::LoggingLevel;
@@ -110,7 +112,9 @@ impl Wire {
         self.write.write_all(line.as_bytes()).await.unwrap();
         self.write.write_all(b"\n").await.unwrap();
     }
+}
 
+impl tools_support::MessageClient for Wire {
     async fn send(&mut self, message: Value) {
         self.send_raw(&message.to_string()).await;
     }
@@ -122,34 +126,6 @@ impl Wire {
             .unwrap()
             .expect("the server is still writing");
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    /// Sends a request and returns its response, collecting what came before it.
-    async fn call(&mut self, id: i64, method: &str, params: Value) -> (Value, Vec<Value>) {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await;
-        let mut before = Vec::new();
-        loop {
-            let m = self.recv().await;
-            if m.get("id") == Some(&json!(id)) && m.get("method").is_none() {
-                return (m, before);
-            }
-            before.push(m);
-        }
-    }
-
-    async fn initialize(&mut self, version: &str, capabilities: Value) -> Value {
-        let (r, _) = self
-            .call(
-                0,
-                "initialize",
-                json!({"protocolVersion": version, "capabilities": capabilities,
-                       "clientInfo": {"name": "t", "version": "1"}}),
-            )
-            .await;
-        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        r
     }
 }
 
@@ -201,11 +177,11 @@ async fn malformed_requests_get_the_errors_the_spec_names_and_serving_goes_on() 
     let (r, _) = w.call(2, "tools/frobnicate", json!({})).await;
     assert_eq!(code(&r), -32601);
     // Bad params: not an object, wrong types (the path is named).
-    let (r, _) = w.call(3, "tools/call", json!([1, 2])).await;
+    let (r, _) = w.call_tool(3, json!([1, 2])).await;
     assert_eq!(code(&r), -32602);
-    let (r, _) = w.call(4, "tools/call", json!({"name": 5})).await;
+    let (r, _) = w.call_tool(4, json!({"name": 5})).await;
     assert_eq!(code(&r), -32602);
-    let (r, _) = w.call(5, "tools/call", json!({"name": "nope"})).await;
+    let (r, _) = w.call_tool(5, json!({"name": "nope"})).await;
     assert_eq!(code(&r), -32602);
     assert!(
         r["error"]["message"]
@@ -215,11 +191,7 @@ async fn malformed_requests_get_the_errors_the_spec_names_and_serving_goes_on() 
     );
     // Invalid tool arguments: a tool error naming the path (2025-11-25, SEP-1303).
     let (r, _) = w
-        .call(
-            6,
-            "tools/call",
-            json!({"name": "add", "arguments": {"a": "x", "b": 1}}),
-        )
+        .call_tool(6, json!({"name": "add", "arguments": {"a": "x", "b": 1}}))
         .await;
     assert_eq!(r["result"]["isError"], true, "{r}");
     let text = r["result"]["content"][0]["text"].as_str().unwrap();
@@ -248,10 +220,10 @@ async fn malformed_requests_get_the_errors_the_spec_names_and_serving_goes_on() 
     assert_eq!(code(&r), -32002);
     assert_eq!(r["error"]["data"]["uri"], "test://none");
     // A tool error and a panicking handler.
-    let (r, _) = w.call(10, "tools/call", json!({"name": "fail"})).await;
+    let (r, _) = w.call_tool(10, json!({"name": "fail"})).await;
     assert_eq!(r["result"]["isError"], true);
     assert_eq!(r["result"]["content"][0]["text"], "it broke");
-    let (r, _) = w.call(11, "tools/call", json!({"name": "panic"})).await;
+    let (r, _) = w.call_tool(11, json!({"name": "panic"})).await;
     assert_eq!(code(&r), -32603);
     // A 2026 request with an unsupported version, or without capabilities.
     let mut m = meta(json!({}));
@@ -273,11 +245,7 @@ async fn malformed_requests_get_the_errors_the_spec_names_and_serving_goes_on() 
     assert_eq!(code(&r), -32602);
     // Still serving.
     let (r, _) = w
-        .call(
-            14,
-            "tools/call",
-            json!({"name": "add", "arguments": {"a": 2, "b": 40}}),
-        )
+        .call_tool(14, json!({"name": "add", "arguments": {"a": 2, "b": 40}}))
         .await;
     assert_eq!(r["result"]["structuredContent"], json!({"sum": 42}));
     assert_eq!(r["result"]["content"][0]["text"], r#"{"sum":42}"#);
@@ -290,11 +258,7 @@ async fn older_versions_get_invalid_arguments_as_protocol_errors() {
     let init = w.initialize("2025-06-18", json!({})).await;
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
     let (r, _) = w
-        .call(
-            1,
-            "tools/call",
-            json!({"name": "add", "arguments": {"a": 1}}),
-        )
+        .call_tool(1, json!({"name": "add", "arguments": {"a": 1}}))
         .await;
     assert_eq!(code(&r), -32602);
     // An unknown version is answered with the latest stateful one.
@@ -313,9 +277,8 @@ async fn progress_logging_and_cancellation() {
         .await;
     assert_eq!(r["result"], json!({}));
     let (r, before) = w
-        .call(
+        .call_tool(
             2,
-            "tools/call",
             json!({"name": "wait", "arguments": {"ms": 1}, "_meta": {"progressToken": "p1"}}),
         )
         .await;
@@ -373,7 +336,7 @@ async fn stateful_elicitation_is_a_request_to_the_client() {
     // Without the capability: -32021.
     let mut w = Wire::start(&server);
     w.initialize("2025-11-25", json!({})).await;
-    let (r, _) = w.call(1, "tools/call", json!({"name": "ask"})).await;
+    let (r, _) = w.call_tool(1, json!({"name": "ask"})).await;
     assert_eq!(code(&r), -32021);
     assert_eq!(
         r["error"]["data"]["requiredCapabilities"],
@@ -430,11 +393,7 @@ async fn the_2026_era_is_stateless_with_signed_request_state() {
     // Multi round-trip elicitation.
     let caps = json!({"elicitation": {}});
     let (r, before) = w
-        .call(
-            5,
-            "tools/call",
-            json!({"name": "ask", "_meta": meta(caps.clone())}),
-        )
+        .call_tool(5, json!({"name": "ask", "_meta": meta(caps.clone())}))
         .await;
     assert!(
         before.is_empty(),
@@ -452,9 +411,8 @@ async fn the_2026_era_is_stateless_with_signed_request_state() {
     let state = result["requestState"].as_str().unwrap().to_owned();
     let answer = json!({ key.clone(): {"action": "accept", "content": {"name": "Ada"}} });
     let (r, _) = w
-        .call(
+        .call_tool(
             6,
-            "tools/call",
             json!({"name": "ask", "inputResponses": answer, "requestState": state,
                    "_meta": meta(caps.clone())}),
         )
@@ -473,9 +431,8 @@ async fn the_2026_era_is_stateless_with_signed_request_state() {
     );
     for bad in [tampered, state.clone() + "x"] {
         let (r, _) = w
-            .call(
+            .call_tool(
                 7,
-                "tools/call",
                 json!({"name": "ask", "inputResponses": answer, "requestState": bad,
                        "_meta": meta(caps.clone())}),
             )
@@ -483,9 +440,8 @@ async fn the_2026_era_is_stateless_with_signed_request_state() {
         assert_eq!(code(&r), -32602, "{r}");
     }
     let (r, _) = w
-        .call(
+        .call_tool(
             8,
-            "tools/call",
             json!({"name": "echo", "arguments": {"message": "x"}, "requestState": state,
                    "_meta": meta(caps.clone())}),
         )
@@ -500,18 +456,16 @@ async fn the_2026_era_is_stateless_with_signed_request_state() {
     // Logging only with a logLevel, and then at or above it.
     let mut m = meta(json!({}));
     let (_, before) = w
-        .call(
+        .call_tool(
             9,
-            "tools/call",
             json!({"name": "wait", "arguments": {"ms": 1}, "_meta": m.clone()}),
         )
         .await;
     assert!(before.is_empty(), "{before:?}");
     m["io.modelcontextprotocol/logLevel"] = json!("debug");
     let (_, before) = w
-        .call(
+        .call_tool(
             10,
-            "tools/call",
             json!({"name": "wait", "arguments": {"ms": 1}, "_meta": m}),
         )
         .await;
@@ -554,11 +508,11 @@ async fn pages_are_signed_and_the_registry_changes_at_run_time() {
     ));
     let note = w.recv().await;
     assert_eq!(note["method"], "notifications/tools/list_changed");
-    let (r, _) = w.call(53, "tools/call", json!({"name": "late"})).await;
+    let (r, _) = w.call_tool(53, json!({"name": "late"})).await;
     assert_eq!(r["result"]["content"][0]["text"], "late");
     assert!(server.remove_tool("late"));
     assert_eq!(w.recv().await["method"], "notifications/tools/list_changed");
-    let (r, _) = w.call(54, "tools/call", json!({"name": "late"})).await;
+    let (r, _) = w.call_tool(54, json!({"name": "late"})).await;
     assert_eq!(code(&r), -32602);
 
     // Resource subscriptions.
@@ -688,11 +642,7 @@ async fn requests_beyond_the_in_flight_limit_are_refused_and_the_connection_goes
         done.push(r["id"].clone());
     }
     let (r, _) = w
-        .call(
-            4,
-            "tools/call",
-            json!({"name": "echo", "arguments": {"message": "y"}}),
-        )
+        .call_tool(4, json!({"name": "echo", "arguments": {"message": "y"}}))
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "y", "{r}");
 }
@@ -799,9 +749,8 @@ async fn batches_are_held_to_their_limits_and_the_connection_goes_on() {
 
     // The connection goes on.
     let (r, _) = w
-        .call(
+        .call_tool(
             11,
-            "tools/call",
             json!({"name": "echo", "arguments": {"message": "after"}}),
         )
         .await;
@@ -830,11 +779,7 @@ async fn a_member_repeated_inside_params_is_refused() {
     .await;
     assert_eq!(w.recv().await["error"]["code"], -32600);
     let (r, _) = w
-        .call(
-            7,
-            "tools/call",
-            json!({"name": "echo", "arguments": {"message": "ok"}}),
-        )
+        .call_tool(7, json!({"name": "echo", "arguments": {"message": "ok"}}))
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "ok", "{r}");
 }

@@ -5,6 +5,8 @@
 
 mod tools_support;
 
+use tools_support::MessageClient as _;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -140,10 +142,6 @@ fn refused_status(
 }
 
 impl Client {
-    async fn send(&mut self, message: Value) {
-        self.send_text(&message.to_string()).await;
-    }
-
     async fn send_text(&mut self, text: &str) {
         self.socket.send(Message::text(text)).await.unwrap();
     }
@@ -162,6 +160,20 @@ impl Client {
         }
     }
 
+    /// The close frame's code and reason.
+    async fn closed(&mut self) -> (u16, String) {
+        match self.frame().await {
+            Message::Close(Some(frame)) => (u16::from(frame.code), frame.reason.to_string()),
+            other => panic!("expected a close frame, got {other:?}"),
+        }
+    }
+}
+
+impl tools_support::MessageClient for Client {
+    async fn send(&mut self, message: Value) {
+        self.send_text(&message.to_string()).await;
+    }
+
     /// The next JSON-RPC message.
     async fn recv(&mut self) -> Value {
         match self.frame().await {
@@ -170,43 +182,9 @@ impl Client {
             other => panic!("expected a text frame, got {other:?}"),
         }
     }
-
-    /// The close frame's code and reason.
-    async fn closed(&mut self) -> (u16, String) {
-        match self.frame().await {
-            Message::Close(Some(frame)) => (u16::from(frame.code), frame.reason.to_string()),
-            other => panic!("expected a close frame, got {other:?}"),
-        }
-    }
-
-    /// Sends a request and returns its response and what came before it.
-    async fn call(&mut self, id: i64, method: &str, params: Value) -> (Value, Vec<Value>) {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await;
-        let mut before = Vec::new();
-        loop {
-            let m = self.recv().await;
-            if m.get("id") == Some(&json!(id)) && m.get("method").is_none() {
-                return (m, before);
-            }
-            before.push(m);
-        }
-    }
-
-    async fn initialize(&mut self, capabilities: Value) -> Value {
-        let (r, _) = self
-            .call(
-                0,
-                "initialize",
-                json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
-                       "clientInfo": {"name": "ws-test-client", "version": "1"}}),
-            )
-            .await;
-        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        r
-    }
 }
+
+const LEGACY: &str = "2025-11-25";
 
 fn meta() -> Value {
     json!({
@@ -231,7 +209,7 @@ async fn initialize_list_call_progress_and_the_2026_era_on_one_socket() {
     let f = start(HttpOptions::default()).await;
     let mut c = connect(&f.http).await;
 
-    let init = c.initialize(json!({})).await;
+    let init = c.initialize(LEGACY, json!({})).await;
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
     assert_eq!(init["result"]["serverInfo"]["name"], "ws-test");
 
@@ -245,20 +223,15 @@ async fn initialize_list_call_progress_and_the_2026_era_on_one_socket() {
     assert_eq!(names, ["echo", "count", "ask", "gate"]);
 
     let (r, _) = c
-        .call(
+        .call_tool(
             2,
-            "tools/call",
             json!({"name": "echo", "arguments": {"message": "over a socket"}}),
         )
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "over a socket");
 
     let (r, before) = c
-        .call(
-            3,
-            "tools/call",
-            json!({"name": "count", "_meta": {"progressToken": "p"}}),
-        )
+        .call_tool(3, json!({"name": "count", "_meta": {"progressToken": "p"}}))
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "counted");
     let progress: Vec<(&str, f64)> = before
@@ -278,9 +251,8 @@ async fn initialize_list_call_progress_and_the_2026_era_on_one_socket() {
     assert_eq!(r["result"]["resultType"], "complete", "{r}");
     assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 4);
     let (r, _) = c
-        .call(
+        .call_tool(
             5,
-            "tools/call",
             json!({"name": "echo", "arguments": {"message": "stateless"}, "_meta": meta()}),
         )
         .await;
@@ -300,7 +272,7 @@ async fn bad_frames_get_error_replies_and_the_connection_goes_on() {
     let (r, _) = c.call(1, "tools/list", json!({})).await;
     assert_eq!(code(&r), -32600, "{r}");
     assert!(message(&r).contains("initialize"), "{r}");
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
 
     // Not JSON: -32700 with a null id.
     c.send_text("{not json").await;
@@ -331,9 +303,8 @@ async fn bad_frames_get_error_replies_and_the_connection_goes_on() {
 
     // Still serving.
     let (r, _) = c
-        .call(
+        .call_tool(
             10,
-            "tools/call",
             json!({"name": "echo", "arguments": {"message": "still here"}}),
         )
         .await;
@@ -346,16 +317,12 @@ async fn an_oversized_message_is_refused_naming_the_limit_and_closed_with_1009()
     options.websocket_max_message_bytes = Some(64 * 1024);
     let f = start(options).await;
     let mut c = connect(&f.http).await;
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
 
     // Just under the limit is served.
     let fits = "x".repeat(60 * 1024);
     let (r, _) = c
-        .call(
-            1,
-            "tools/call",
-            json!({"name": "echo", "arguments": {"message": fits}}),
-        )
+        .call_tool(1, json!({"name": "echo", "arguments": {"message": fits}}))
         .await;
     assert_eq!(r["result"]["content"][0]["text"], fits.as_str());
 
@@ -378,7 +345,7 @@ async fn frames_the_library_cannot_read_past_close_the_connection_with_their_cod
 
     // A text frame that is not UTF-8: 1007.
     let mut c = connect(&f.http).await;
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
     let frame = Frame::message(vec![b'"', 0xff, 0xfe, b'"'], OpCode::Data(Data::Text), true);
     c.socket.send(Message::Frame(frame)).await.unwrap();
     let (close, _) = c.closed().await;
@@ -386,7 +353,7 @@ async fn frames_the_library_cannot_read_past_close_the_connection_with_their_cod
 
     // A message over the limit in fragments that are each under it: 1009, as for one frame.
     let mut c = connect(&f.http).await;
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
     let half = vec![b' '; 40 * 1024];
     let first = Frame::message(half.clone(), OpCode::Data(Data::Text), false);
     c.socket.send(Message::Frame(first)).await.unwrap();
@@ -409,12 +376,12 @@ async fn host_origin_and_subprotocol_are_checked_at_the_upgrade() {
     let (mut c, _) = try_connect(&f.http, &[("Origin", "http://localhost:3000")])
         .await
         .expect("an allowed origin");
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
 
     // No subprotocol offered: accepted, none selected.
     let (mut c, response) = try_connect(&f.http, &[]).await.expect("no subprotocol");
     assert!(response.headers().get("sec-websocket-protocol").is_none());
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
     // `mcp` among others: `mcp` is selected.
     let (_, response) = try_connect(&f.http, &[("Sec-WebSocket-Protocol", "graphql-ws, mcp")])
         .await
@@ -447,7 +414,7 @@ async fn the_upgrade_is_authenticated_and_the_session_belongs_to_the_principal()
     let (mut c, _) = try_connect(&f.http, &[("Authorization", "Bearer s3cret")])
         .await
         .expect("a valid token");
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
     let (r, _) = c.call(1, "tools/list", json!({})).await;
     assert!(r["result"]["tools"].is_array(), "{r}");
 }
@@ -456,7 +423,7 @@ async fn the_upgrade_is_authenticated_and_the_session_belongs_to_the_principal()
 async fn elicitation_is_a_request_over_the_socket() {
     let f = start(HttpOptions::default()).await;
     let mut c = connect(&f.http).await;
-    c.initialize(json!({"elicitation": {}})).await;
+    c.initialize(LEGACY, json!({"elicitation": {}})).await;
     c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "ask"}}))
         .await;
     let request = c.recv().await;
@@ -474,7 +441,7 @@ async fn elicitation_is_a_request_over_the_socket() {
 async fn list_changed_reaches_the_socket_after_add_tool() {
     let f = start(HttpOptions::default()).await;
     let mut c = connect(&f.http).await;
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
     f.server.add_tool(ToolDef::new(
         "late",
         "Added at run time",
@@ -482,7 +449,7 @@ async fn list_changed_reaches_the_socket_after_add_tool() {
     ));
     let n = c.recv().await;
     assert_eq!(n["method"], "notifications/tools/list_changed", "{n}");
-    let (r, _) = c.call(1, "tools/call", json!({"name": "late"})).await;
+    let (r, _) = c.call_tool(1, json!({"name": "late"})).await;
     assert_eq!(r["result"]["content"][0]["text"], "late");
 }
 
@@ -490,7 +457,7 @@ async fn list_changed_reaches_the_socket_after_add_tool() {
 async fn closing_the_socket_cancels_requests_in_flight() {
     let mut f = start(HttpOptions::default()).await;
     let mut c = connect(&f.http).await;
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
     c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                   "params": {"name": "gate", "_meta": {"progressToken": 1}}}))
         .await;
@@ -507,7 +474,7 @@ async fn closing_the_socket_cancels_requests_in_flight() {
 async fn shutdown_answers_requests_in_flight_then_closes_with_1001() {
     let f = start(HttpOptions::default()).await;
     let mut c = connect(&f.http).await;
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
     c.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                   "params": {"name": "gate", "_meta": {"progressToken": 1}}}))
         .await;
@@ -543,7 +510,7 @@ async fn a_client_that_answers_pings_stays_connected() {
     options.websocket_ping_interval = Some(Duration::from_millis(100));
     let f = start(options).await;
     let mut c = connect(&f.http).await;
-    c.initialize(json!({})).await;
+    c.initialize(LEGACY, json!({})).await;
     // Reading answers pings (the client library sends the pongs); five pings are more than a
     // client that never answers survives.
     let mut pings = 0;
