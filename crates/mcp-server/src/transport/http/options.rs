@@ -95,8 +95,8 @@ pub struct HttpOptions {
     /// connections.)
     pub header_read_timeout: Duration,
     /// A connection that neither sends nor receives a byte for this long while none of its
-    /// requests is being handled is closed (default 60 s): a client that stopped reading its
-    /// response. A request body that stops arriving for this long is answered
+    /// requests is being handled is closed (default 60 s), at the latest twice this long
+    /// after its last byte: a client that stopped reading its response. A request body that stops arriving for this long is answered
     /// `408 Request Timeout`. Keep it above [`keep_alive`](Self::keep_alive), which keeps
     /// quiet SSE streams busy. (`bind_http` only, except the body rule.)
     pub idle_timeout: Duration,
