@@ -452,8 +452,7 @@ pub struct ElicitRequestUrlParams {
     pub message: String,
     /// The URL the user should open.
     pub url: String,
-    /// Correlates `notifications/elicitation/complete` (required in 2025-11-25, removed in
-    /// 2026-07-28).
+    /// Correlates `notifications/elicitation/complete` (required in 2025-11-25, not 2026-07-28).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elicitation_id: Option<String>,
     /// Run as a task (2025-11-25).
