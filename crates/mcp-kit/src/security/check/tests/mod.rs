@@ -6,6 +6,16 @@ use std::time::Duration;
 use super::*;
 use crate::config::ServerConfig;
 
+/// Awaits a check that must refuse, with an error matching the pattern.
+macro_rules! assert_refused {
+    ($check:expr, $pattern:pat) => {{
+        let error = $check.await.unwrap_err();
+        assert!(matches!(error, $pattern), "{error}");
+    }};
+}
+
+mod dns;
+
 fn http(url: &str) -> StreamableHttpServer {
     match ServerConfig::streamable_http(url) {
         ServerConfig::StreamableHttp(config) => config,
@@ -174,21 +184,15 @@ async fn url_credentials_message() {
          user:pass@ part, or rerun with --trust (CLI) or use TrustMode::Trusted (code)"
     );
     assert!(!message.contains("hunter2"));
-    let error = check(
-        &policy(),
-        &split("https://token@example.com/", "https://example.com/"),
-    )
-    .await
-    .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            PolicyError::UrlCredentials {
-                field: "sse_url",
-                ..
-            }
+    assert_refused!(
+        check(
+            &policy(),
+            &split("https://token@example.com/", "https://example.com/"),
         ),
-        "{error}"
+        PolicyError::UrlCredentials {
+            field: "sse_url",
+            ..
+        }
     );
     // Credentials are refused whatever else is allowed.
     let lax = UntrustedStreamableHttpPolicy {
@@ -197,12 +201,9 @@ async fn url_credentials_message() {
         allow_private_ips: true,
         ..policy()
     };
-    let error = check(&lax, &http("http://u:p@127.0.0.1/"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error, PolicyError::UrlCredentials { .. }),
-        "{error}"
+    assert_refused!(
+        check(&lax, &http("http://u:p@127.0.0.1/")),
+        PolicyError::UrlCredentials { .. }
     );
 }
 
@@ -238,10 +239,10 @@ async fn localhost_message() {
         .unwrap();
     check(&allow, &http("https://intranet/")).await.unwrap();
     // allow_localhost is about names: loopback IP literals still need allow_private_ips.
-    let error = check(&allow, &http("https://127.0.0.1/"))
-        .await
-        .unwrap_err();
-    assert!(matches!(error, PolicyError::NonGlobalIp { .. }), "{error}");
+    assert_refused!(
+        check(&allow, &http("https://127.0.0.1/")),
+        PolicyError::NonGlobalIp { .. }
+    );
 }
 
 #[tokio::test]
@@ -288,18 +289,12 @@ async fn non_global_ip_message() {
     for (url, _) in cases {
         check(&allow, &http(url)).await.unwrap();
     }
-    let error = check(&policy(), &split("https://example.com/", "https://[::1]/"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            PolicyError::NonGlobalIp {
-                field: "http_url",
-                ..
-            }
-        ),
-        "{error}"
+    assert_refused!(
+        check(&policy(), &split("https://example.com/", "https://[::1]/")),
+        PolicyError::NonGlobalIp {
+            field: "http_url",
+            ..
+        }
     );
 }
 
@@ -326,21 +321,15 @@ async fn allowlist_message_and_rules() {
     )
     .await
     .unwrap();
-    let error = check(
-        &allow,
-        &split("https://a.example.com/", "https://example.org/"),
-    )
-    .await
-    .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            PolicyError::HostNotAllowed {
-                field: "http_url",
-                ..
-            }
+    assert_refused!(
+        check(
+            &allow,
+            &split("https://a.example.com/", "https://example.org/"),
         ),
-        "{error}"
+        PolicyError::HostNotAllowed {
+            field: "http_url",
+            ..
+        }
     );
 
     // IP literals: exact match only.
@@ -358,10 +347,10 @@ async fn allowlist_message_and_rules() {
     check(&allow_ip, &http("https://93.184.216.34/"))
         .await
         .unwrap();
-    let error = check(&allow_ip, &http("https://1.93.184.216.34/"))
-        .await
-        .unwrap_err();
-    assert!(matches!(error, PolicyError::InvalidUrl { .. }), "{error}");
+    assert_refused!(
+        check(&allow_ip, &http("https://1.93.184.216.34/")),
+        PolicyError::InvalidUrl { .. }
+    );
 
     // The allowlist never lifts the localhost rule, nor the non-global IP rule.
     let allow_local = UntrustedStreamableHttpPolicy {
@@ -375,10 +364,10 @@ async fn allowlist_message_and_rules() {
             "{url}: {error}"
         );
     }
-    let error = check(&allow_local, &http("https://127.0.0.1/"))
-        .await
-        .unwrap_err();
-    assert!(matches!(error, PolicyError::NonGlobalIp { .. }), "{error}");
+    assert_refused!(
+        check(&allow_local, &http("https://127.0.0.1/")),
+        PolicyError::NonGlobalIp { .. }
+    );
     // With allow_localhost, the allowlist still applies.
     let both = UntrustedStreamableHttpPolicy {
         allow_localhost: true,
@@ -386,12 +375,9 @@ async fn allowlist_message_and_rules() {
     };
     check(&both, &http("https://localhost/")).await.unwrap();
     check(&both, &http("https://api.localhost/")).await.unwrap();
-    let error = check(&both, &http("https://printer.local/"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error, PolicyError::HostNotAllowed { .. }),
-        "{error}"
+    assert_refused!(
+        check(&both, &http("https://printer.local/")),
+        PolicyError::HostNotAllowed { .. }
     );
 }
 
@@ -480,33 +466,24 @@ async fn order_of_checks() {
     ));
 
     // Within one URL: scheme/https, then credentials, then host.
-    let error = check(&policy(), &http("http://u@localhost/"))
-        .await
-        .unwrap_err();
-    assert!(matches!(error, PolicyError::NonHttps { .. }), "{error}");
-    let error = check(&policy(), &http("https://u@localhost/"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error, PolicyError::UrlCredentials { .. }),
-        "{error}"
+    assert_refused!(
+        check(&policy(), &http("http://u@localhost/")),
+        PolicyError::NonHttps { .. }
+    );
+    assert_refused!(
+        check(&policy(), &http("https://u@localhost/")),
+        PolicyError::UrlCredentials { .. }
     );
     // sse_url before http_url.
-    let error = check(
-        &policy(),
-        &split("https://localhost/", "http://example.com/"),
-    )
-    .await
-    .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            PolicyError::Localhost {
-                field: "sse_url",
-                ..
-            }
+    assert_refused!(
+        check(
+            &policy(),
+            &split("https://localhost/", "http://example.com/"),
         ),
-        "{error}"
+        PolicyError::Localhost {
+            field: "sse_url",
+            ..
+        }
     );
 
     // A configuration refused statically does no DNS lookup (`no_lookup` would panic).
@@ -538,270 +515,4 @@ async fn untrusted_strings_are_escaped_in_messages() {
          or use TrustMode::Trusted (code)"
     );
     assert_eq!(error.server(), "re\u{202e}mote");
-}
-
-// --- DNS check, with an injected resolver (deterministic) ---
-
-fn dns_policy() -> UntrustedStreamableHttpPolicy {
-    UntrustedStreamableHttpPolicy {
-        dns_check: true,
-        ..policy()
-    }
-}
-
-fn resolves_to(
-    ips: &'static [&'static str],
-) -> impl Fn(String, u16) -> std::future::Ready<io::Result<Vec<SocketAddr>>> {
-    move |_, port| {
-        std::future::ready(Ok(ips
-            .iter()
-            .map(|ip| SocketAddr::new(ip.parse().unwrap(), port))
-            .collect()))
-    }
-}
-
-#[tokio::test]
-async fn dns_non_global_message() {
-    let config = http("https://rebind.example.com:8443/mcp");
-    let resolver = resolves_to(&["93.184.216.34", "10.0.0.7"]);
-    let error = check_untrusted_http_with(&dns_policy(), "remote", &config, &resolver)
-        .await
-        .unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "refusing to connect hostname that resolves to non-global ip in untrusted mode: server \
-         `remote`, field `url`, url `https://rebind.example.com:8443/…`, host \
-         `rebind.example.com` resolves to `10.0.0.7`; rerun with --allow-private-ip or without \
-         --dns-check (CLI) / UntrustedStreamableHttpPolicy { allow_private_ips: true, .. } \
-         (code), or with --trust"
-    );
-    // dns_check off, or allow_private_ips on: no lookup at all.
-    check(&policy(), &config).await.unwrap();
-    let lax = UntrustedStreamableHttpPolicy {
-        allow_private_ips: true,
-        ..dns_policy()
-    };
-    check(&lax, &config).await.unwrap();
-    // Only global addresses: allowed.
-    check_untrusted_http_with(
-        &dns_policy(),
-        "remote",
-        &config,
-        &resolves_to(&["93.184.216.34", "2606:2800:220:1::1"]),
-    )
-    .await
-    .unwrap();
-    // IPv4-mapped answers are judged by the embedded address.
-    let error = check_untrusted_http_with(
-        &dns_policy(),
-        "remote",
-        &config,
-        &resolves_to(&["::ffff:192.168.1.1"]),
-    )
-    .await
-    .unwrap_err();
-    assert!(
-        matches!(error, PolicyError::ResolvesToNonGlobalIp { .. }),
-        "{error}"
-    );
-}
-
-#[tokio::test]
-async fn dns_is_not_used_for_ip_literals_and_deduplicates() {
-    let calls = std::sync::atomic::AtomicUsize::new(0);
-    let counting = |host: String, port: u16| {
-        calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        assert_eq!((host.as_str(), port), ("example.com", 443));
-        std::future::ready(Ok(vec![SocketAddr::new(
-            "93.184.216.34".parse().unwrap(),
-            port,
-        )]))
-    };
-    let config = split("https://example.com/sse", "https://EXAMPLE.com:443/post");
-    check_untrusted_http_with(&dns_policy(), "remote", &config, &counting)
-        .await
-        .unwrap();
-    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
-    check_untrusted_http_with(
-        &dns_policy(),
-        "remote",
-        &http("https://93.184.216.34/"),
-        &no_lookup,
-    )
-    .await
-    .unwrap();
-}
-
-#[tokio::test]
-async fn dns_failure_message_and_fail_open() {
-    let config = split("https://a.example.com/sse", "https://b.example.com/post");
-    let failing = |host: String, _| {
-        std::future::ready(if host == "b.example.com" {
-            Err(io::Error::other("no such host"))
-        } else {
-            Ok(vec![SocketAddr::new("1.1.1.1".parse().unwrap(), 443)])
-        })
-    };
-    let error = check_untrusted_http_with(&dns_policy(), "remote", &config, &failing)
-        .await
-        .unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "refusing to connect hostname with failed/timed out dns lookup in untrusted mode: server \
-         `remote`, field `http_url`, url `https://b.example.com/…`, host `b.example.com`: dns \
-         lookup failed: no such host; fix the DNS setup, raise --dns-timeout-ms, or rerun with \
-         --dns-fail-open, without --dns-check (CLI) / UntrustedStreamableHttpPolicy { \
-         dns_timeout, dns_fail_open: true, .. } (code), or with --trust"
-    );
-    let open = UntrustedStreamableHttpPolicy {
-        dns_fail_open: true,
-        ..dns_policy()
-    };
-    check_untrusted_http_with(&open, "remote", &config, &failing)
-        .await
-        .unwrap();
-    // fail-open does not let non-global answers through.
-    let error = check_untrusted_http_with(&open, "remote", &config, &resolves_to(&["127.0.0.1"]))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            PolicyError::ResolvesToNonGlobalIp {
-                field: "sse_url",
-                ..
-            }
-        ),
-        "{error}"
-    );
-}
-
-#[tokio::test]
-async fn dns_timeout_message() {
-    let hang = |_: String, _: u16| std::future::pending::<io::Result<Vec<SocketAddr>>>();
-    let policy = UntrustedStreamableHttpPolicy {
-        dns_timeout: Duration::from_millis(1),
-        ..dns_policy()
-    };
-    let config = http("https://slow.example.com/");
-    let error = check_untrusted_http_with(&policy, "remote", &config, &hang)
-        .await
-        .unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "refusing to connect hostname with failed/timed out dns lookup in untrusted mode: server \
-         `remote`, field `url`, url `https://slow.example.com`, host `slow.example.com`: dns \
-         lookup timed out after 1ms; fix the DNS setup, raise --dns-timeout-ms, or rerun with \
-         --dns-fail-open, without --dns-check (CLI) / UntrustedStreamableHttpPolicy { \
-         dns_timeout, dns_fail_open: true, .. } (code), or with --trust"
-    );
-    let open = UntrustedStreamableHttpPolicy {
-        dns_fail_open: true,
-        ..policy
-    };
-    check_untrusted_http_with(&open, "remote", &config, &hang)
-        .await
-        .unwrap();
-}
-
-// --- DNS check, with the system resolver (no network needed) ---
-
-#[tokio::test]
-async fn system_dns_refuses_localhost() {
-    // Past the localhost rule, `localhost` still resolves to loopback.
-    let policy = UntrustedStreamableHttpPolicy {
-        allow_localhost: true,
-        dns_timeout: Duration::from_secs(10),
-        ..dns_policy()
-    };
-    let error = check_untrusted_http(&policy, "remote", &http("https://localhost:8443/mcp"))
-        .await
-        .unwrap_err();
-    match &error {
-        PolicyError::ResolvesToNonGlobalIp {
-            host, ip, field, ..
-        } => {
-            assert_eq!((host.as_str(), *field), ("localhost", "url"));
-            assert!(ip.is_loopback(), "{ip}");
-        }
-        other => panic!("{other}"),
-    }
-    assert!(error.to_string().starts_with(
-        "refusing to connect hostname that resolves to non-global ip in untrusted mode: server \
-         `remote`, field `url`, url `https://localhost:8443/…`, host `localhost` resolves to `"
-    ));
-    // allow_private_ips disables the check.
-    let lax = UntrustedStreamableHttpPolicy {
-        allow_private_ips: true,
-        ..policy
-    };
-    check_untrusted_http(&lax, "remote", &http("https://localhost:8443/mcp"))
-        .await
-        .unwrap();
-}
-
-#[tokio::test]
-async fn system_dns_unresolvable_name() {
-    // `.invalid` never resolves (RFC 6761); a failure and a timeout are both fail-closed.
-    let policy = UntrustedStreamableHttpPolicy {
-        dns_timeout: Duration::from_secs(10),
-        ..dns_policy()
-    };
-    let config = http("https://nonexistent.invalid/mcp");
-    let error = check_untrusted_http(&policy, "remote", &config)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&error, PolicyError::DnsLookupFailed { host, .. } if host == "nonexistent.invalid"),
-        "{error}"
-    );
-    assert!(error.to_string().starts_with(
-        "refusing to connect hostname with failed/timed out dns lookup in untrusted mode: server \
-         `remote`, field `url`, url `https://nonexistent.invalid/…`, host `nonexistent.invalid`: \
-         dns lookup "
-    ));
-    let open = UntrustedStreamableHttpPolicy {
-        dns_fail_open: true,
-        ..policy
-    };
-    check_untrusted_http(&open, "remote", &config)
-        .await
-        .unwrap();
-}
-
-#[tokio::test]
-async fn system_dns_with_a_1ms_timeout() {
-    // The lookup may finish within 1 ms or not: either way the outcome is a refusal for
-    // `localhost` (loopback or timeout) and for `.invalid` (failure or timeout), and
-    // fail-open lets the latter through.
-    let policy = UntrustedStreamableHttpPolicy {
-        allow_localhost: true,
-        dns_timeout: Duration::from_millis(1),
-        ..dns_policy()
-    };
-    let error = check_untrusted_http(&policy, "remote", &http("https://localhost/"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            PolicyError::ResolvesToNonGlobalIp { .. } | PolicyError::DnsLookupFailed { .. }
-        ),
-        "{error}"
-    );
-    let config = http("https://nonexistent.invalid/");
-    let error = check_untrusted_http(&policy, "remote", &config)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error, PolicyError::DnsLookupFailed { .. }),
-        "{error}"
-    );
-    let open = UntrustedStreamableHttpPolicy {
-        dns_fail_open: true,
-        ..policy
-    };
-    check_untrusted_http(&open, "remote", &config)
-        .await
-        .unwrap();
 }
