@@ -16,23 +16,17 @@ pub(crate) struct ConnectPolicy {
     pub(crate) trust_mode: TrustMode,
     pub(crate) untrusted_http: UntrustedStreamableHttpPolicy,
     pub(crate) allow_stdout_log_outside_root: bool,
-    pub(crate) timeout: Duration,
-}
-
-/// An open connection and whether it is streamable HTTP.
-pub(crate) struct Opened {
-    pub(crate) client: Peer,
-    pub(crate) http: bool,
 }
 
 /// Opens the connection to `server` as configured, `root` being the workspace root (the
 /// child's working directory and the base of relative paths).
 pub(crate) async fn open(
     policy: &ConnectPolicy,
+    timeout: Duration,
     config: &Config,
     server: &str,
     root: &Path,
-) -> Result<Opened, Error> {
+) -> Result<Peer, Error> {
     let configured = config
         .servers
         .get(server)
@@ -56,37 +50,28 @@ pub(crate) async fn open(
     match resolved {
         ServerConfig::Stdio(stdio) => {
             let (program, options) = spawn_options(policy, server, &stdio, root)?;
-            let client = Peer::spawn_with_options(&program, &stdio.argv[1..], options)
+            Peer::spawn_with_options(&program, &stdio.argv[1..], options)
                 .await
-                .map_err(connection_error)?;
-            Ok(Opened {
-                client,
-                http: false,
-            })
+                .map_err(connection_error)
         }
         ServerConfig::Unix(unix) => {
             let path = root.join(&unix.unix_path);
-            let client = Peer::connect_unix(&path).await.map_err(connection_error)?;
-            Ok(Opened {
-                client,
-                http: false,
-            })
+            Peer::connect_unix(&path).await.map_err(connection_error)
         }
         ServerConfig::StreamableHttp(http) => {
             let options = StreamableHttpOptions {
                 headers: http_headers(policy.trust_mode, server, &http)?,
-                request_timeout: Some(policy.timeout),
+                request_timeout: Some(timeout),
                 ..Default::default()
             };
-            let client = Peer::connect_streamable_http_split_with_options(
+            Peer::connect_streamable_http_split_with_options(
                 http.urls.sse_url(),
                 http.urls.http_url(),
                 options,
                 SpawnOptions::default(),
             )
             .await
-            .map_err(connection_error)?;
-            Ok(Opened { client, http: true })
+            .map_err(connection_error)
         }
     }
 }

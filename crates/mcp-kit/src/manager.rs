@@ -36,9 +36,7 @@ pub struct Manager {
     config: Config,
     root: PathBuf,
     settings: SessionSettings,
-    trust_mode: TrustMode,
-    untrusted_http: UntrustedStreamableHttpPolicy,
-    allow_stdout_log_outside_root: bool,
+    policy: ConnectPolicy,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     /// One gate per configured server, held while it is being connected.
     connecting: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
@@ -50,7 +48,7 @@ impl std::fmt::Debug for Manager {
             .field("root", &self.root)
             .field("client_info", &self.settings.client_info)
             .field("timeout", &self.settings.timeout)
-            .field("trust_mode", &self.trust_mode)
+            .field("trust_mode", &self.policy.trust_mode)
             .field(
                 "connected",
                 &self.sessions.lock().keys().collect::<Vec<_>>(),
@@ -92,9 +90,11 @@ impl Manager {
             root: root.into(),
             config,
             settings,
-            trust_mode: TrustMode::Untrusted,
-            untrusted_http: UntrustedStreamableHttpPolicy::default(),
-            allow_stdout_log_outside_root: false,
+            policy: ConnectPolicy {
+                trust_mode: TrustMode::Untrusted,
+                untrusted_http: UntrustedStreamableHttpPolicy::default(),
+                allow_stdout_log_outside_root: false,
+            },
             sessions: Mutex::default(),
             connecting: Mutex::default(),
         }
@@ -137,7 +137,7 @@ impl Manager {
 
     /// How far the configuration is trusted (default [`TrustMode::Untrusted`]).
     pub fn with_trust_mode(mut self, trust_mode: TrustMode) -> Self {
-        self.trust_mode = trust_mode;
+        self.policy.trust_mode = trust_mode;
         self
     }
 
@@ -146,13 +146,13 @@ impl Manager {
         mut self,
         policy: UntrustedStreamableHttpPolicy,
     ) -> Self {
-        self.untrusted_http = policy;
+        self.policy.untrusted_http = policy;
         self
     }
 
     /// Allows `stdout_log.path` outside the root (default `false`).
     pub fn with_allow_stdout_log_outside_root(mut self, allow: bool) -> Self {
-        self.allow_stdout_log_outside_root = allow;
+        self.policy.allow_stdout_log_outside_root = allow;
         self
     }
 
@@ -183,7 +183,7 @@ impl Manager {
 
     /// The trust mode.
     pub fn trust_mode(&self) -> TrustMode {
-        self.trust_mode
+        self.policy.trust_mode
     }
 
     /// The per-request timeout.
@@ -256,7 +256,7 @@ impl Manager {
     /// share it (it stays cached then).
     pub fn take_session(&self, server: &str) -> Option<Session> {
         let mut sessions = self.sessions.lock();
-        // Clones are only made under this lock, so the count cannot grow meanwhile.
+        // Held by the cache alone, it cannot be cloned by anyone else while the lock is held.
         if Arc::strong_count(sessions.get(server)?) > 1 {
             return None;
         }
@@ -265,14 +265,9 @@ impl Manager {
 
     /// Connects to the configured `server` without caching the session: the caller owns it.
     pub async fn open(&self, server: &str) -> Result<Session, Error> {
-        let policy = ConnectPolicy {
-            trust_mode: self.trust_mode,
-            untrusted_http: self.untrusted_http.clone(),
-            allow_stdout_log_outside_root: self.allow_stdout_log_outside_root,
-            timeout: self.settings.timeout,
-        };
-        let opened = connect::open(&policy, &self.config, server, &self.root).await?;
-        Session::establish(server, opened.client, opened.http, &self.settings).await
+        let timeout = self.settings.timeout;
+        let peer = connect::open(&self.policy, timeout, &self.config, server, &self.root).await?;
+        self.open_peer(server, peer).await
     }
 
     /// A session named `server` over any reader/writer pair (no trust policy applies: the
@@ -319,10 +314,7 @@ impl Manager {
         server: &str,
         call: impl AsyncFnOnce(&Session) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let session = match self.cached(server) {
-            Some(session) => session,
-            None => self.session(server).await?,
-        };
+        let session = self.session(server).await?;
         let outcome = call(&session).await;
         if outcome.is_err() && !session.is_connected() {
             let mut sessions = self.sessions.lock();
