@@ -124,7 +124,7 @@ impl Session {
         arguments: Option<Map<String, Value>>,
     ) -> Result<CallToolResult, Error> {
         let value = self
-            .request(CallToolRequest::METHOD, Some(call_params(name, arguments)))
+            .request(CallToolRequest::METHOD, Some(named_params(name, arguments)))
             .await?;
         from_result(CallToolRequest::METHOD, value)
     }
@@ -138,8 +138,8 @@ impl Session {
         mpsc::Receiver<ProgressUpdate>,
         impl Future<Output = Result<CallToolResult, Error>> + Send + 'a,
     ) {
-        let (progress, call) =
-            self.request_with_progress(CallToolRequest::METHOD, Some(call_params(name, arguments)));
+        let (progress, call) = self
+            .request_with_progress(CallToolRequest::METHOD, Some(named_params(name, arguments)));
         (progress, async move {
             from_result(CallToolRequest::METHOD, call.await?)
         })
@@ -201,11 +201,8 @@ impl Session {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<GetPromptResult, Error> {
-        let mut params = json!({ "name": name });
-        if let Some(arguments) = arguments {
-            params["arguments"] = Value::Object(arguments);
-        }
-        let value = self.request(GetPromptRequest::METHOD, Some(params)).await?;
+        let params = Some(named_params(name, arguments));
+        let value = self.request(GetPromptRequest::METHOD, params).await?;
         from_result(GetPromptRequest::METHOD, value)
     }
 
@@ -278,7 +275,8 @@ impl Session {
     }
 }
 
-fn call_params(name: &str, arguments: Option<Map<String, Value>>) -> Value {
+/// `{"name", "arguments"}`: the params of `tools/call` and `prompts/get`.
+fn named_params(name: &str, arguments: Option<Map<String, Value>>) -> Value {
     let mut params = json!({ "name": name });
     if let Some(arguments) = arguments {
         params["arguments"] = Value::Object(arguments);
