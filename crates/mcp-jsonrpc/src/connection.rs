@@ -113,6 +113,7 @@ struct Stats {
     invalid_json: AtomicU64,
     invalid_messages: AtomicU64,
     notifications_dropped: AtomicU64,
+    notifications_queued: AtomicU64,
     requests_overloaded: AtomicU64,
     replies_dropped: AtomicU64,
     oversized_messages: AtomicU64,
@@ -129,6 +130,10 @@ pub struct PeerStats {
     pub invalid_messages: u64,
     /// Server→client notifications dropped because the queue was full or nobody listens.
     pub notifications_dropped: u64,
+    /// Notifications handed to the notification queue so far. A response is read after every
+    /// notification that came before it, so a consumer that has taken this many from the
+    /// queue has seen everything the peer sent before that response (progress, for one).
+    pub notifications_queued: u64,
     /// Server→client requests answered `-32000 client overloaded` because the queue was full.
     pub requests_overloaded: u64,
     /// Automatic replies (overload, invalid request) that could not be queued because the
@@ -354,7 +359,7 @@ impl Shared {
                 return;
             }
         };
-        if !self.complete(id, response.outcome.map_err(Error::Rpc)) {
+        if !self.complete(id, response.outcome.map_err(|e| Error::Rpc(Box::new(e)))) {
             self.stats.unknown_responses.fetch_add(1, Ordering::Relaxed);
             tracing::debug!(
                 id,
@@ -405,17 +410,26 @@ impl Shared {
             .as_ref()
             .map(|q| q.notifications.clone());
         let Some(sender) = sender else { return };
-        if let Err(e) = sender.try_send(notification) {
-            self.stats
-                .notifications_dropped
-                .fetch_add(1, Ordering::Relaxed);
-            let method = match &e {
-                mpsc::error::TrySendError::Full(n) | mpsc::error::TrySendError::Closed(n) => {
-                    n.method.clone()
-                }
-            };
-            tracing::debug!(%method, "dropping a server→client notification: queue full or not consumed");
+        match sender.try_send(notification) {
+            Ok(()) => {
+                self.stats
+                    .notifications_queued
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => self.notification_dropped(&e),
         }
+    }
+
+    fn notification_dropped(&self, e: &mpsc::error::TrySendError<Notification>) {
+        self.stats
+            .notifications_dropped
+            .fetch_add(1, Ordering::Relaxed);
+        let method = match e {
+            mpsc::error::TrySendError::Full(n) | mpsc::error::TrySendError::Closed(n) => {
+                n.method.clone()
+            }
+        };
+        tracing::debug!(%method, "dropping a server→client notification: queue full or not consumed");
     }
 
     /// A message exceeded `max_message_bytes` and was discarded; `id` and `is_request` come
@@ -447,6 +461,7 @@ impl Shared {
             invalid_json: s.invalid_json.load(Ordering::Relaxed),
             invalid_messages: s.invalid_messages.load(Ordering::Relaxed),
             notifications_dropped: s.notifications_dropped.load(Ordering::Relaxed),
+            notifications_queued: s.notifications_queued.load(Ordering::Relaxed),
             requests_overloaded: s.requests_overloaded.load(Ordering::Relaxed),
             replies_dropped: s.replies_dropped.load(Ordering::Relaxed),
             oversized_messages: s.oversized_messages.load(Ordering::Relaxed),

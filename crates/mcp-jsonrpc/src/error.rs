@@ -12,7 +12,7 @@ use crate::ErrorObject;
 pub enum Error {
     /// The peer answered the request with a JSON-RPC error response.
     #[error("peer returned an error: {0}")]
-    Rpc(ErrorObject),
+    Rpc(Box<ErrorObject>),
 
     /// The connection is closed; the reason says why (peer exited, read error, closed by us…).
     /// Every request pending when a connection closes fails with this error at once.
@@ -79,7 +79,7 @@ impl Error {
     /// The JSON-RPC error object, when the peer answered with an error response.
     pub fn as_rpc(&self) -> Option<&ErrorObject> {
         match self {
-            Error::Rpc(e) => Some(e),
+            Error::Rpc(e) => Some(e.as_ref()),
             _ => None,
         }
     }

@@ -58,6 +58,11 @@ pub struct ErrorObject {
     pub extra: serde_json::Map<String, Value>,
 }
 
+/// The `data` member of a bridged HTTP error holding the response's status.
+pub(crate) const HTTP_STATUS: &str = "httpStatus";
+/// The `data` member of a bridged HTTP error that says the request was never delivered.
+pub(crate) const NOT_DELIVERED: &str = "notDelivered";
+
 /// Keeps `"data": null` distinguishable from an absent `data`.
 fn present_value<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
@@ -80,6 +85,26 @@ impl ErrorObject {
     pub fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
         self
+    }
+
+    /// The HTTP status of a failed streamable HTTP exchange, which the HTTP transport records
+    /// in `data.httpStatus` of the error it reports (e.g. `404` for a session the server no
+    /// longer knows).
+    pub fn http_status(&self) -> Option<u16> {
+        let status = self.data.as_ref()?.get(HTTP_STATUS)?.as_u64()?;
+        u16::try_from(status).ok()
+    }
+
+    /// True when the request never reached the peer (the HTTP transport could not connect:
+    /// `data.notDelivered`), so sending it again cannot run it twice.
+    pub fn not_delivered(&self) -> bool {
+        self.code == error_codes::SERVER_ERROR
+            && self
+                .data
+                .as_ref()
+                .and_then(|data| data.get(NOT_DELIVERED))
+                .and_then(Value::as_bool)
+                == Some(true)
     }
 
     /// `-32700 Parse error`.

@@ -25,7 +25,7 @@ use support_http::{
 /// The JSON-RPC error of an `Error::Rpc`, failing the test on any other outcome.
 fn rpc_error<T: std::fmt::Debug>(outcome: Result<T, Error>) -> ErrorObject {
     match outcome {
-        Err(Error::Rpc(e)) => e,
+        Err(Error::Rpc(e)) => *e,
         other => panic!("expected Error::Rpc, got {other:?}"),
     }
 }

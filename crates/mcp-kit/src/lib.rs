@@ -49,12 +49,15 @@
 // Module layers, bottom up; a module imports only modules on lower lines:
 //
 //   config, security   leaves: what mcp.json says; the trust policy and its checks
+//   arguments          command-line tool arguments (KEY=VALUE by schema, JSON objects)
+//   terminal           plain-text tables and escaping for a terminal
 //   error              Error: a refusal, a configuration error, a transport or JSON-RPC error
 //   handlers           the caller's handlers for server→client requests and notifications
 //   session            one live connection: handshake in either era, typed methods, input rounds
 //   connect            a configured server → a connected peer, once the policy allows it
 //   manager            Manager: configuration + policy + the cached, shared sessions
 
+pub mod arguments;
 pub mod config;
 mod connect;
 mod error;
@@ -62,6 +65,7 @@ mod handlers;
 mod manager;
 pub mod security;
 mod session;
+pub mod terminal;
 
 pub use config::{
     ClientConfig, Config, ConfigError, ConfigFormat, HttpUrls, Root, ServerConfig, StdioServer,

@@ -155,8 +155,8 @@ fn in_memory_duplex() {
             "connected: {\"name\":\"mcp-kit-example-server\"",
             "3 tool(s):",
             "  ask_client ",
-            "roots/list -> {\"roots\":[{\"name\":\"demo\",\"uri\":\"file:///workspace/demo\"}]}",
-            "example/confirm -> {\"asked\":\"proceed?\",\"confirmed\":true}",
+            "roots/list -> {\"roots\":[{\"uri\":\"file:///workspace/demo\",\"name\":\"demo\"}]}",
+            "example/confirm -> {\"confirmed\":true,\"asked\":\"proceed?\"}",
             "sampling/createMessage -> peer returned an error: Method not found: \
              sampling/createMessage (code -32601)",
             "notification: notifications/message from scripted: ",

@@ -412,6 +412,53 @@ async fn subscriptions_are_acknowledged_routed_and_cancelled_on_drop() {
     drop(session);
 }
 
+/// The acknowledgment of a subscription can arrive before the client has routed the
+/// subscription (the request is sent, the answer read, before the caller registers it): it
+/// is kept for the subscription, not lost.
+#[tokio::test]
+async fn an_acknowledgment_that_overtakes_its_subscription_is_kept() {
+    // Notifications the session does not route reach this handler, in order.
+    let (handled, mut handler_saw) = tokio::sync::mpsc::unbounded_channel();
+    let manager = recipe().with_server_notification_handler(Arc::new(move |note| {
+        let _ = handled.send(note.method);
+        Box::pin(async {})
+    }));
+    let (session, mut peer) = connect(manager).await;
+    let discover = peer.recv().await;
+    peer.reply(
+        &discover,
+        json!({ "supportedVersions": ["2026-07-28"], "capabilities": { "tools": {} }, "resultType": "complete",
+                "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "scripted", "version": "1" } } }),
+    )
+    .await;
+    let session = established(session).await;
+    // Ids are sequential: the listen request will be the next one.
+    let id = discover["id"].as_i64().expect("numeric id") + 1;
+    peer.send(json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+        "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": id }, "notifications": { "toolsListChanged": true } } }))
+        .await;
+    // Once a later notification reached the handler, the acknowledgment was dispatched too.
+    peer.send(json!({ "jsonrpc": "2.0", "method": "notifications/marker" }))
+        .await;
+    let first = timeout(WAIT, handler_saw.recv()).await.unwrap().unwrap();
+    assert_eq!(
+        first, "notifications/marker",
+        "the acknowledgment went to the handler"
+    );
+    let subscribe = tokio::spawn(async move {
+        let subscription = session.subscribe(json!({ "toolsListChanged": true })).await;
+        (session, subscription)
+    });
+    let listen = peer.recv().await;
+    assert_eq!(listen["id"], id, "{listen}");
+    let (_session, subscription) = timeout(WAIT, subscribe).await.unwrap().unwrap();
+    let subscription = subscription.expect("acknowledged");
+    assert_eq!(
+        subscription.acknowledged(),
+        &json!({ "toolsListChanged": true })
+    );
+}
+
 #[tokio::test]
 async fn an_empty_answer_to_discover_is_not_a_modern_server() {
     let (session, mut peer) = connect(recipe()).await;

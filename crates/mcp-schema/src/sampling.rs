@@ -187,6 +187,9 @@ impl SamplingMessageContentBlock {
 }
 
 /// The content of a sampling message: one block, or (2025-11-25+) an array of blocks.
+// One block is the common case; boxing it would cost every message an allocation to save
+// stack space in a type that lives inside a heap-allocated request anyway.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SamplingContent {

@@ -123,23 +123,6 @@ fn server() -> Server {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [] => server().serve_stdio().await,
-        [flag, port] if flag == "--http" => {
-            let port: u16 = port.parse().map_err(std::io::Error::other)?;
-            let server = server();
-            // SIGINT/SIGTERM: requests in flight finish, then the process exits 0.
-            server.shutdown_on_signals()?;
-            let http = server
-                .bind_http(("127.0.0.1", port), mcp_server::HttpOptions::default())
-                .await?;
-            eprintln!("MCP server listening on {}", http.url());
-            http.wait().await
-        }
-        _ => {
-            eprintln!("usage: example_server [--http PORT]");
-            std::process::exit(2);
-        }
-    }
+    // No arguments: stdio; `--http PORT`: streamable HTTP on 127.0.0.1 until SIGINT/SIGTERM.
+    server().serve_args(std::env::args().skip(1)).await
 }

@@ -32,7 +32,7 @@ pub(crate) enum ErrorKind {
     /// A resource that does not exist.
     ResourceNotFound(String),
     /// A JSON-RPC error object, sent as is.
-    Rpc(ErrorObject),
+    Rpc(Box<ErrorObject>),
     /// The handler needs input from the client (2026-07-28); the context holds the request.
     InputRequired,
     /// The request was cancelled; nothing is sent.
@@ -64,7 +64,7 @@ impl Error {
     /// A JSON-RPC error object, sent verbatim.
     pub fn rpc(error: ErrorObject) -> Self {
         Self {
-            kind: ErrorKind::Rpc(error),
+            kind: ErrorKind::Rpc(Box::new(error)),
         }
     }
 
@@ -121,7 +121,7 @@ impl Error {
             ErrorKind::Message(m) => ErrorObject::new(mcp_jsonrpc::error_codes::INTERNAL_ERROR, m),
             ErrorKind::InvalidParams(m) => ErrorObject::invalid_params(m),
             ErrorKind::ResourceNotFound(uri) => mcp_schema::ResourceNotFoundData::error(uri, era),
-            ErrorKind::Rpc(e) => e,
+            ErrorKind::Rpc(e) => *e,
             ErrorKind::InputRequired => ErrorObject::internal_error(
                 "the handler asked for client input but the framework could not form the request",
             ),

@@ -60,7 +60,7 @@ pub use transport::http::{
     Bytes, EventStore, HttpOptions, HttpServer, HttpSessions, MemoryEventStore,
     ProtectedResourceMetadata,
 };
-pub use validate::SchemaError;
+pub use validate::{CompiledSchema, SchemaError};
 
 /// The protocol types (`mcp-schema`), re-exported so servers need one dependency.
 pub use mcp_schema as schema;

@@ -317,16 +317,21 @@ impl Server {
         self.announce(Change::ResourceUpdated(uri.into()));
     }
 
-    /// The names of the registered tools, in registration order.
-    pub fn tool_names(&self) -> Vec<String> {
+    /// The registered tools as `tools/list` describes them, in registration order.
+    pub fn tools(&self) -> Vec<mcp_schema::Tool> {
         self.inner
             .registry
             .tools
             .snapshot()
             .items
             .iter()
-            .map(|t| t.tool.name.clone())
+            .map(|t| t.tool.clone())
             .collect()
+    }
+
+    /// The names of the registered tools, in registration order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tools().into_iter().map(|t| t.name).collect()
     }
 
     /// Asks every transport serving this server to stop: open subscriptions end with their

@@ -271,10 +271,11 @@ impl Session {
             tracing::debug!("the client answered with an error for an unreadable request id");
             return;
         };
-        let outcome = response.outcome.and_then(|raw| {
-            serde_json::from_str(raw.get())
-                .map_err(|e| ErrorObject::internal_error(format!("unreadable result: {e}")))
-        });
+        let outcome = match response.outcome {
+            Ok(raw) => serde_json::from_str(raw.get())
+                .map_err(|e| ErrorObject::internal_error(format!("unreadable result: {e}"))),
+            Err(error) => Err(error),
+        };
         if !self.awaiting_client.complete(&id, Some(outcome)) {
             tracing::debug!(%id, "a response to no request of ours");
         }

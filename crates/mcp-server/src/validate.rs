@@ -1,6 +1,6 @@
-//! JSON Schema validation of tool arguments and structured results.
+//! JSON CompiledSchema validation of tool arguments and structured results.
 //!
-//! A schema without `$schema` is JSON Schema 2020-12 (the dialect MCP 2025-11-25 makes the
+//! A schema without `$schema` is JSON CompiledSchema 2020-12 (the dialect MCP 2025-11-25 makes the
 //! default); one that names another dialect (draft-04, -06, -07, 2019-09) is validated by that
 //! dialect. Remote `$ref`s are never fetched.
 
@@ -8,20 +8,21 @@ use std::fmt;
 
 use serde_json::Value;
 
-/// A compiled schema.
-pub(crate) struct Schema {
+/// A compiled JSON Schema, as tools use it for their arguments and structured results:
+/// `CompiledSchema::compile(&schema)?.check(&arguments)`.
+pub struct CompiledSchema {
     validator: jsonschema::Validator,
 }
 
-impl fmt::Debug for Schema {
+impl fmt::Debug for CompiledSchema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Schema(..)")
+        f.write_str("CompiledSchema(..)")
     }
 }
 
 /// A schema that could not be compiled.
 #[derive(Debug, thiserror::Error)]
-#[error("invalid JSON Schema: {0}")]
+#[error("invalid JSON CompiledSchema: {0}")]
 pub struct SchemaError(String);
 
 impl SchemaError {
@@ -30,8 +31,12 @@ impl SchemaError {
     }
 }
 
-impl Schema {
-    pub(crate) fn compile(schema: &Value) -> Result<Self, SchemaError> {
+impl CompiledSchema {
+    /// Compiles `schema` (2020-12 unless it names another dialect in `$schema`).
+    ///
+    /// # Errors
+    /// A [`SchemaError`] when `schema` is not a valid JSON Schema.
+    pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
         let declared = schema.get("$schema").is_some();
         let validator = if declared {
             jsonschema::validator_for(schema)
@@ -46,7 +51,10 @@ impl Schema {
 
     /// `Ok` when `instance` is valid; otherwise every violation, each naming the path of the
     /// offending value (`/a/0: "x" is not of type "integer"`), joined with `; `.
-    pub(crate) fn check(&self, instance: &Value) -> Result<(), String> {
+    ///
+    /// # Errors
+    /// The violations, as described.
+    pub fn check(&self, instance: &Value) -> Result<(), String> {
         if self.validator.is_valid(instance) {
             return Ok(());
         }
@@ -76,7 +84,7 @@ mod tests {
 
     #[test]
     fn names_the_path() {
-        let s = Schema::compile(&json!({
+        let s = CompiledSchema::compile(&json!({
             "type": "object",
             "properties": {"a": {"type": "integer"}},
             "required": ["a"]
@@ -92,7 +100,7 @@ mod tests {
     #[test]
     fn honours_the_declared_dialect() {
         // draft-04: exclusiveMaximum is a boolean modifier.
-        let s = Schema::compile(&json!({
+        let s = CompiledSchema::compile(&json!({
             "$schema": "http://json-schema.org/draft-04/schema#",
             "type": "number", "maximum": 5, "exclusiveMaximum": true
         }))
@@ -100,7 +108,7 @@ mod tests {
         assert!(s.check(&json!(5)).is_err());
         assert!(s.check(&json!(4)).is_ok());
         // 2020-12 default: prefixItems exists.
-        let s = Schema::compile(&json!({"prefixItems": [{"type": "string"}]})).unwrap();
+        let s = CompiledSchema::compile(&json!({"prefixItems": [{"type": "string"}]})).unwrap();
         assert!(s.check(&json!([1])).is_err());
     }
 }

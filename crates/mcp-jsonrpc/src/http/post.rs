@@ -7,7 +7,7 @@ use crate::message::{self, Message, Parsed, Response};
 pub(super) fn bridged(message: String, status: Option<StatusCode>, body: Option<&[u8]>) -> Error {
     let mut data = serde_json::Map::new();
     if let Some(status) = status {
-        data.insert("httpStatus".into(), json!(status.as_u16()));
+        data.insert(message::HTTP_STATUS.into(), json!(status.as_u16()));
     }
     if let Some(body) = body.filter(|b| !b.is_empty()) {
         data.insert("body".into(), json!(crate::connection::preview(body)));
@@ -16,7 +16,7 @@ pub(super) fn bridged(message: String, status: Option<StatusCode>, body: Option<
     if !data.is_empty() {
         error.data = Some(data.into());
     }
-    Error::Rpc(error)
+    Error::Rpc(Box::new(error))
 }
 
 impl HttpOutbound {
@@ -207,11 +207,17 @@ impl HttpOutbound {
         id: i64,
     ) -> Result<(), Error> {
         let response = self.post(bytes, headers).await.map_err(|e| {
-            bridged(
+            let unreached = e.is_connect();
+            let mut error = bridged(
                 format!("POST {} failed: {}", self.post_shown, e.without_url()),
                 None,
                 None,
-            )
+            );
+            // No connection, so no byte of the request reached the server.
+            if let (true, Error::Rpc(object)) = (unreached, &mut error) {
+                object.data = Some(json!({ message::NOT_DELIVERED: true }));
+            }
+            error
         })?;
         self.note_session(&response);
         let status = response.status();
@@ -227,16 +233,19 @@ impl HttpOutbound {
             // A modern server answers with a JSON-RPC error in the body (e.g. 404 + -32601).
             // One with a null id (the server could not or would not read ours) still answers
             // the request this POST carried: it is the only one the exchange can be about.
+            // The HTTP status goes with it (`data.httpStatus`, when the server sent no data):
+            // a 404 says the session is gone, which the error code alone may not.
             if let Ok(Parsed::Single(Ok(Message::Response(Response {
-                id: None,
+                id: answered,
                 outcome: Err(mut error),
             })))) = message::parse(&body)
+                && answered.as_ref().is_none_or(|a| a.as_i64() == Some(id))
             {
                 self.log(&body);
                 if error.data.is_none() {
-                    error.data = Some(json!({ "httpStatus": status.as_u16() }));
+                    error.data = Some(json!({ message::HTTP_STATUS: status.as_u16() }));
                 }
-                return Err(Error::Rpc(error));
+                return Err(Error::Rpc(Box::new(error)));
             }
             if body.first().is_some_and(|b| *b == b'{' || *b == b'[') {
                 self.deliver(shared, &body);

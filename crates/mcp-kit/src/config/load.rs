@@ -41,6 +41,24 @@ impl Config {
     /// A [`ConfigError`] when the file is missing (override only), is not a regular file, is
     /// too large, cannot be read, is not JSON, or does not follow its format's schema.
     pub async fn load(root: &Path, override_path: Option<PathBuf>) -> Result<Config, ConfigError> {
+        Ok(Self::load_with_extension(root, override_path, None)
+            .await?
+            .0)
+    }
+
+    /// [`Config::load`] for an application that keeps its own options in the same file: the
+    /// top-level member `extension` (e.g. `"mcpx"`) is taken out before the format is
+    /// recognized, so it is allowed in every format (even strict v1), and returned as written
+    /// (`None` when absent or when `extension` is `None`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Config::load`].
+    pub async fn load_with_extension(
+        root: &Path,
+        override_path: Option<PathBuf>,
+        extension: Option<&str>,
+    ) -> Result<(Config, Option<Value>), ConfigError> {
         let root = if root.as_os_str().is_empty() {
             Path::new(".")
         } else {
@@ -53,17 +71,22 @@ impl Config {
                 Some(path) => path,
                 None => {
                     tracing::debug!(root = %root.display(), "no mcp config found: no servers");
-                    return Ok(Config {
+                    let empty = Config {
                         path: None,
                         format: ConfigFormat::Empty,
                         ..Config::default()
-                    });
+                    };
+                    return Ok((empty, None));
                 }
             },
         };
 
         let bytes = read_config_file(&path, None).await?;
-        let value = json::parse(&path, &bytes)?;
+        let mut value = json::parse(&path, &bytes)?;
+        let own = match (extension, value.as_object_mut()) {
+            (Some(key), Some(top)) => top.remove(key),
+            _ => None,
+        };
         let (format, client, servers) = parse_document(root, &path, &value).await?;
         tracing::debug!(
             path = %path.display(),
@@ -71,12 +94,13 @@ impl Config {
             servers = servers.len(),
             "loaded mcp config"
         );
-        Ok(Config {
+        let config = Config {
             path: Some(path),
             format,
             client,
             servers,
-        })
+        };
+        Ok((config, own))
     }
 }
 

@@ -44,17 +44,17 @@ pub(super) async fn serve_notifications(
             .params
             .as_ref()
             .map(|_| notification.params_value());
-        if route(&shared, &notification.method, params.as_ref()) {
-            continue;
+        if !route(&shared, &notification.method, params.as_ref()) {
+            shared
+                .handlers
+                .notify(ServerNotificationContext {
+                    server_name: shared.server.clone(),
+                    method: notification.method,
+                    params,
+                })
+                .await;
         }
-        shared
-            .handlers
-            .notify(ServerNotificationContext {
-                server_name: shared.server.clone(),
-                method: notification.method,
-                params,
-            })
-            .await;
+        shared.handled.send_modify(|n| *n += 1);
     }
     // The connection closed: subscriptions end.
     shared.routes().subscriptions.clear();
@@ -85,21 +85,30 @@ fn route(shared: &Shared, method: &str, params: Option<&Value>) -> bool {
         .and_then(|m| m.get("io.modelcontextprotocol/subscriptionId"))
         .and_then(Value::as_i64);
     if let Some(id) = subscription {
-        let sender = shared.routes().subscriptions.get(&id).cloned();
-        if let Some(sender) = sender {
-            let event = SubscriptionEvent::Notification {
-                method: method.to_owned(),
-                params: params.clone(),
+        let event = SubscriptionEvent::Notification {
+            method: method.to_owned(),
+            params: params.clone(),
+        };
+        let sender = {
+            let mut routes = shared.routes();
+            let Some(sender) = routes.subscriptions.get(&id).cloned() else {
+                // Its subscription may not be routed yet: keep it for `subscribe` to claim.
+                if routes.unclaimed.len() == super::UNCLAIMED_LIMIT {
+                    routes.unclaimed.pop_front();
+                }
+                routes.unclaimed.push_back((id, event));
+                return true;
             };
-            if sender.try_send(event).is_err() {
-                tracing::warn!(
-                    subscription = id,
-                    method,
-                    "subscription queue full: notification dropped"
-                );
-            }
-            return true;
+            sender
+        };
+        if sender.try_send(event).is_err() {
+            tracing::warn!(
+                subscription = id,
+                method,
+                "subscription queue full: notification dropped"
+            );
         }
+        return true;
     }
     false
 }

@@ -147,7 +147,7 @@ async fn discover(session: &Session, version: &str) -> Result<Negotiated, ProbeF
                         .request_error(DiscoverRequest::METHOD, mcp_jsonrpc::Error::Rpc(error)),
                 });
             }
-            if let Some(status) = http_status(&error).filter(|s| *s == 401 || *s == 403) {
+            if let Some(status) = error.http_status().filter(|s| *s == 401 || *s == 403) {
                 // A modern server behind authorization: falling back to initialize would only
                 // be refused the same way.
                 return Err(ProbeFailure::Fatal(Error::Protocol {
@@ -241,9 +241,4 @@ async fn initialize(session: &Session, version: &str) -> Result<Negotiated, Erro
         protocol_version: answered,
         result,
     })
-}
-
-/// The HTTP status of a failed exchange the transport bridged into a `-32000` error.
-fn http_status(error: &mcp_jsonrpc::ErrorObject) -> Option<u64> {
-    error.data.as_ref()?.get("httpStatus")?.as_u64()
 }

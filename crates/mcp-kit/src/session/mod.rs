@@ -98,7 +98,14 @@ impl Negotiated {
 struct Routes {
     progress: HashMap<String, mpsc::Sender<ProgressUpdate>>,
     subscriptions: HashMap<i64, mpsc::Sender<subscription::SubscriptionEvent>>,
+    /// Subscription notifications that arrived before their subscription was routed (the
+    /// acknowledgment can overtake the `subscriptions/listen` call that sent the request);
+    /// the oldest go first once [`UNCLAIMED_LIMIT`] are kept.
+    unclaimed: std::collections::VecDeque<(i64, subscription::SubscriptionEvent)>,
 }
+
+/// The most subscription notifications kept for a subscription not routed yet.
+const UNCLAIMED_LIMIT: usize = 32;
 
 /// What the session and its dispatch tasks share.
 struct Shared {
@@ -108,6 +115,9 @@ struct Shared {
     handlers: Handlers,
     routes: Mutex<Routes>,
     next_token: AtomicU64,
+    /// Notifications the dispatch task has handled (routed or given to the handler), to be
+    /// compared with the peer's `notifications_queued`.
+    handled: tokio::sync::watch::Sender<u64>,
 }
 
 impl Shared {
@@ -159,6 +169,7 @@ impl Session {
             handlers: settings.handlers.clone(),
             routes: Mutex::new(Routes::default()),
             next_token: AtomicU64::new(1),
+            handled: tokio::sync::watch::Sender::new(0),
         });
         if let Some(requests) = client.take_requests() {
             tokio::spawn(dispatch::serve_requests(shared.clone(), requests));

@@ -19,6 +19,9 @@ const PROGRESS_BUFFER: usize = 64;
 
 const META: &str = "_meta";
 
+/// The longest a call with progress waits for earlier notifications to be routed.
+const CATCH_UP_LIMIT: std::time::Duration = std::time::Duration::from_millis(250);
+
 impl Session {
     /// Sends a request and returns its result, answering `InputRequiredResult`s in the
     /// 2026-07-28 era.
@@ -55,9 +58,21 @@ impl Session {
         };
         let call = async move {
             let _route = route;
-            self.call(method, params, Some(&token)).await
+            let outcome = self.call(method, params, Some(&token)).await;
+            self.caught_up().await;
+            outcome
         };
         (rx, call)
+    }
+
+    /// Waits until the notifications that arrived before now have been routed, so that the
+    /// progress a server sent before its result reaches the listener before the result does
+    /// (the result comes straight from the reader; notifications go through the dispatch
+    /// task). Bounded by [`CATCH_UP_LIMIT`], in case the notification handler is slow.
+    async fn caught_up(&self) {
+        let queued = self.shared.handle.stats().notifications_queued;
+        let mut handled = self.shared.handled.subscribe();
+        let _ = tokio::time::timeout(CATCH_UP_LIMIT, handled.wait_for(|n| *n >= queued)).await;
     }
 
     /// One JSON-RPC exchange, bounded by the timeout; abandoning it cancels it.
@@ -184,7 +199,7 @@ impl Session {
             mcp_jsonrpc::Error::Rpc(error) => Error::Rpc {
                 server: self.shared.server.clone(),
                 method: method.to_owned(),
-                error: Box::new(error),
+                error,
             },
             source => Error::Connection {
                 server: self.shared.server.clone(),

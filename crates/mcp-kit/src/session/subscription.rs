@@ -102,7 +102,21 @@ impl Session {
             .map_err(|e| self.request_error(METHOD, e))?;
         let id = pending.id().as_i64().unwrap_or_default();
         let (tx, mut events) = mpsc::channel(SUBSCRIPTION_BUFFER);
-        self.shared.routes().subscriptions.insert(id, tx);
+        {
+            // Under the routes lock, so that nothing slips between the early ones and the rest.
+            let mut routes = self.shared.routes();
+            let early: std::collections::VecDeque<_> = {
+                let (mine, others) = std::mem::take(&mut routes.unclaimed)
+                    .into_iter()
+                    .partition(|(owner, _)| *owner == id);
+                routes.unclaimed = others;
+                mine
+            };
+            for (_, event) in early {
+                let _ = tx.try_send(event);
+            }
+            routes.subscriptions.insert(id, tx);
+        }
         let shared = self.shared.clone();
         let listen = tokio::spawn(async move {
             // Resolves when the server ends the subscription (or the connection goes).

@@ -87,4 +87,44 @@ impl Server {
         tracing::info!(url = %http.url(), "MCP server listening");
         http.wait().await
     }
+
+    /// Serves as a small server's command line says: no arguments, stdio; `--http PORT`,
+    /// streamable HTTP on `127.0.0.1:PORT` (port 0: the system picks one), announced on
+    /// stderr as `MCP server listening on http://127.0.0.1:PORT/mcp`, until SIGINT or SIGTERM
+    /// (requests in flight finish first). The examples' `main` is one call:
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
+    /// server.serve_args(std::env::args().skip(1)).await
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Other arguments (the message gives the usage), a port that cannot be bound, or an I/O
+    /// error of the transport.
+    pub async fn serve_args(&self, args: impl IntoIterator<Item = String>) -> io::Result<()> {
+        let args: Vec<String> = args.into_iter().collect();
+        match args.as_slice() {
+            [] => self.serve_stdio().await,
+            [flag, port] if flag == "--http" => {
+                let port: u16 = port.parse().map_err(|e| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("invalid port `{port}`: {e}"),
+                    )
+                })?;
+                self.shutdown_on_signals()?;
+                let http = self
+                    .bind_http(("127.0.0.1", port), crate::HttpOptions::default())
+                    .await?;
+                eprintln!("MCP server listening on {}", http.url());
+                http.wait().await
+            }
+            _ => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "usage: [--http PORT] (no arguments: stdio)",
+            )),
+        }
+    }
 }

@@ -17,7 +17,7 @@ use mcp_schema::headers::{ParamHeader, param_headers};
 use crate::context::RequestContext;
 use crate::error::{Error, Result};
 use crate::registry::BoxFuture;
-use crate::validate::{Schema, SchemaError};
+use crate::validate::{CompiledSchema, SchemaError};
 
 type ToolFn =
     dyn Fn(Map<String, Value>, RequestContext) -> BoxFuture<Result<CallToolResult>> + Send + Sync;
@@ -28,11 +28,11 @@ type ToolFn =
 pub struct ToolDef {
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<ToolFn>,
-    pub(crate) input: Arc<Schema>,
+    pub(crate) input: Arc<CompiledSchema>,
     /// The output schema results are checked against: set when it was declared with
     /// [`ToolDef::output_schema`]; `None` when there is none, and when it was derived from the
     /// handler's [`Json<T>`] result type, whose serialization matches it by construction.
-    pub(crate) output: Option<Arc<Schema>>,
+    pub(crate) output: Option<Arc<CompiledSchema>>,
     /// Arguments mirrored in `Mcp-Param-*` HTTP headers (2026-07-28 `x-mcp-header`).
     pub(crate) param_headers: Vec<ParamHeader>,
 }
@@ -207,7 +207,7 @@ impl ToolDef {
         input: &Value,
         handler: Arc<ToolFn>,
     ) -> std::result::Result<Self, SchemaError> {
-        let compiled = Schema::compile(input)?;
+        let compiled = CompiledSchema::compile(input)?;
         let param_headers =
             param_headers(input).map_err(|e| SchemaError::new(format!("inputSchema: {e}")))?;
         let mut tool = Tool::new(name, input_schema(input)?);
@@ -227,7 +227,7 @@ impl ToolDef {
     /// mismatch is answered `-32603`). Typed tools returning [`Json<T>`] get the schema of `T`
     /// without the per-call check.
     pub fn output_schema(mut self, schema: Value) -> std::result::Result<Self, SchemaError> {
-        let compiled = Schema::compile(&schema)?;
+        let compiled = CompiledSchema::compile(&schema)?;
         self.tool.output_schema = Some(output_schema(&schema)?);
         self.output = Some(Arc::new(compiled));
         Ok(self)

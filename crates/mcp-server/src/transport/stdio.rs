@@ -19,7 +19,8 @@ const OUTBOUND_QUEUE: usize = 1024;
 
 impl Server {
     /// Serves one client on this process's stdin and stdout until stdin closes (or
-    /// [`Server::shutdown`]); then lets in-flight requests finish, flushes and returns.
+    /// [`Server::shutdown`]); then lets in-flight requests finish, flushes and returns. A
+    /// client that closed its end before reading every answer is a normal end (`Ok`).
     ///
     /// Log with `tracing` to stderr: anything else on stdout corrupts the protocol.
     pub async fn serve_stdio(&self) -> io::Result<()> {
@@ -84,9 +85,16 @@ impl Server {
         }
         connection.finish().await;
         drop(connection);
-        writer
+        match writer
             .await
-            .map_err(|e| io::Error::other(format!("the stdout writer failed: {e}")))??;
+            .map_err(|e| io::Error::other(format!("the stdout writer failed: {e}")))?
+        {
+            // The client went away without reading its last answers: an end, not a failure.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                tracing::debug!("the client closed its end of the output before the last write");
+            }
+            written => written?,
+        }
         match read_error {
             Some(e) => Err(e),
             None => Ok(()),

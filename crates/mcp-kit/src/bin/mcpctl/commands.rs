@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::CommandFactory;
+use mcp_kit::arguments::{json_object, json_object_file, split_pair, string_pairs, typed_pairs};
 use mcp_kit::mcp::{CompleteContext, CompleteRequestParams, McpRequest, PingRequest, Reference};
 use mcp_kit::{Config, Manager, Session, TrustMode, UntrustedStreamableHttpPolicy};
 use serde_json::{Map, Value, json};
@@ -13,7 +14,6 @@ use serde_json::{Map, Value, json};
 use crate::args::{
     CallArgs, Cli, Command, CompleteArgs, GetPromptArgs, GlobalArgs, OutputFormat, RawArgs,
 };
-use crate::arguments::{json_object, json_object_file, split_pair, string_pairs, typed_pairs};
 use crate::exit::{server_failure, usage};
 use crate::output::{Printer, resolve_format, write_stdout};
 use crate::spinner::Spinner;
@@ -154,17 +154,17 @@ fn prepare(command: &Command) -> anyhow::Result<Prepared> {
         Command::Request(raw) | Command::Notify(raw) => prepared.params = raw_params(raw)?,
         Command::Call(call) => {
             if let Some(text) = &call.arguments_json {
-                prepared.arguments = json_object(text, "--arguments-json")?;
+                prepared.arguments = json_object(text, "--arguments-json").map_err(usage)?;
             } else if let Some(path) = &call.arguments_file {
-                prepared.arguments = json_object_file(path)?;
+                prepared.arguments = json_object_file(path).map_err(usage)?;
             }
             // The pairs are checked here for their shape; converted once the schema is known.
             for pair in &call.pairs {
-                split_pair(pair, "argument")?;
+                split_pair(pair, "argument").map_err(usage)?;
             }
         }
         Command::GetPrompt(GetPromptArgs { pairs, .. }) => {
-            prepared.prompt_arguments = string_pairs(pairs, "prompt argument")?;
+            prepared.prompt_arguments = string_pairs(pairs, "prompt argument").map_err(usage)?;
         }
         Command::Complete(args) => prepared.complete = Some(complete_params(args)?),
         _ => {}
@@ -191,10 +191,11 @@ fn complete_params(args: &CompleteArgs) -> anyhow::Result<CompleteRequestParams>
         (None, Some(uri)) => Reference::resource_template(uri.clone()),
         (None, None) => return Err(usage("complete needs --prompt or --resource-template")),
     };
-    let (name, value) = split_pair(&args.argument, "--argument")?;
+    let (name, value) = split_pair(&args.argument, "--argument").map_err(usage)?;
     let mut params = CompleteRequestParams::new(reference, name, value);
     if !args.context.is_empty() {
-        let arguments: BTreeMap<String, String> = string_pairs(&args.context, "--context")?
+        let arguments: BTreeMap<String, String> = string_pairs(&args.context, "--context")
+            .map_err(usage)?
             .into_iter()
             .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_owned()))
             .collect();
@@ -323,7 +324,7 @@ async fn call_tool(
             )));
         };
         let schema = serde_json::to_value(&tool.input_schema)?;
-        arguments.extend(typed_pairs(&call.pairs, &schema, &call.tool)?);
+        arguments.extend(typed_pairs(&call.pairs, &schema, &call.tool).map_err(usage)?);
     }
     let result = session.call_tool(&call.tool, Some(arguments)).await?;
     let is_error = result.is_error == Some(true);

@@ -10,7 +10,7 @@ use mcp_kit::{Config, ConfigFormat, HttpUrls, ServerConfig};
 use serde_json::{Map, Value, json};
 
 use crate::output::str_of;
-use crate::table::Table;
+use mcp_kit::terminal::Table;
 
 /// The name of a configuration format in the output.
 fn format_name(format: ConfigFormat) -> &'static str {

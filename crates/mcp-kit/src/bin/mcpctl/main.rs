@@ -6,13 +6,11 @@
 //! and errors go to stderr. The reference is docs/cli.md.
 
 mod args;
-mod arguments;
 mod commands;
 mod config_view;
 mod exit;
 mod output;
 mod spinner;
-mod table;
 mod views;
 
 use std::io::IsTerminal;

@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 use serde_json::Value;
 
 use crate::args::OutputFormat;
+pub(crate) use mcp_kit::terminal::sanitize;
 
 /// Resolves the output format: `--json`, else `--output`, else a table when stdout is a
 /// terminal and pretty JSON when it is not.
@@ -72,21 +73,6 @@ pub(crate) fn write_stdout(text: &str) -> anyhow::Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
     }
-}
-
-/// `text` with control characters (other than line breaks and tabs) and bidirectional
-/// overrides escaped as `\u{..}`, so that what a server sends cannot drive the terminal.
-pub(crate) fn sanitize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        if (c.is_control() && c != '\n' && c != '\t') || bidi {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A string member of a JSON object, if present.

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::output::{render_content, render_resource_contents, sanitize, str_of};
-use crate::table::{Table, cut, one_line};
+use mcp_kit::terminal::{Table, cut, one_line};
 
 /// The items of the array member `key`.
 fn items<'a>(value: &'a Value, key: &str) -> &'a [Value] {

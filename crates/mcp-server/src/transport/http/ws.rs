@@ -187,7 +187,7 @@ enum End {
         code: u16,
         reason: String,
         /// An error response sent before the close frame.
-        error: Option<ErrorObject>,
+        error: Option<Box<ErrorObject>>,
     },
     /// The client left [`MISSED_PONGS`] pings unanswered.
     Unresponsive,
@@ -341,10 +341,10 @@ fn failure(error: &axum::Error, limit: usize) -> End {
         let detail = format!("message too large: the limit is {limit} bytes");
         End::Failed {
             code: close_code::SIZE,
-            error: Some(ErrorObject::invalid_request(format!(
+            error: Some(Box::new(ErrorObject::invalid_request(format!(
                 "{detail} (HttpOptions::websocket_max_message_bytes); the connection closes \
                  with code 1009"
-            ))),
+            )))),
             reason: detail,
         }
     } else if text.contains("UTF-8") {

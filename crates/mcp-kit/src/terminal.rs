@@ -1,22 +1,21 @@
-//! Plain-text tables for the human-readable output.
+//! Text for a terminal: aligned plain-text tables, and escaping what servers send before it
+//! reaches one (as `mcpctl` and `mcpx` print it).
 
 use std::fmt::Write;
-
-use crate::output::sanitize;
 
 /// The widest a cell gets before it is cut (with `…`); the last column is never cut.
 const MAX_CELL: usize = 60;
 
 /// A table: a header row and rows of cells, printed with aligned columns.
 #[derive(Debug)]
-pub(crate) struct Table {
+pub struct Table {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
 }
 
 impl Table {
     /// A table with these column titles.
-    pub(crate) fn new<const N: usize>(header: [&str; N]) -> Self {
+    pub fn new<const N: usize>(header: [&str; N]) -> Self {
         Table {
             header: header.iter().map(|h| (*h).to_owned()).collect(),
             rows: Vec::new(),
@@ -25,7 +24,7 @@ impl Table {
 
     /// Adds a row (missing cells are empty). Cells are flattened to one line, control
     /// characters escaped, and cut to [`MAX_CELL`] characters except in the last column.
-    pub(crate) fn row<S: AsRef<str>>(&mut self, cells: impl IntoIterator<Item = S>) {
+    pub fn row<S: AsRef<str>>(&mut self, cells: impl IntoIterator<Item = S>) {
         let last = self.header.len().saturating_sub(1);
         let row = cells
             .into_iter()
@@ -40,7 +39,7 @@ impl Table {
 
     /// The table as text, one line per row, columns separated by two spaces, no trailing
     /// spaces.
-    pub(crate) fn render(&self) -> String {
+    pub fn render(&self) -> String {
         let columns = self.header.len();
         let mut widths: Vec<usize> = self.header.iter().map(|h| width(h)).collect();
         for row in &self.rows {
@@ -72,7 +71,7 @@ fn width(text: &str) -> usize {
 }
 
 /// The text on one line: line breaks and tabs become spaces, control characters are escaped.
-pub(crate) fn one_line(text: &str) -> String {
+pub fn one_line(text: &str) -> String {
     let joined: String = text
         .chars()
         .map(|c| {
@@ -87,13 +86,28 @@ pub(crate) fn one_line(text: &str) -> String {
 }
 
 /// At most `max` characters, the last one `…` when the text was cut.
-pub(crate) fn cut(text: &str, max: usize) -> String {
+pub fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
     }
     let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
     cut.push('…');
     cut
+}
+
+/// `text` with control characters (other than line breaks and tabs) and bidirectional
+/// overrides escaped as `\u{..}`, so that what a server sends cannot drive the terminal.
+pub fn sanitize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if (c.is_control() && c != '\n' && c != '\t') || bidi {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,27 +1,27 @@
-//! Arguments given on the command line: `KEY=VALUE` pairs (converted by a tool's input
-//! schema for `call`, strings for `get-prompt`) and JSON objects.
+//! Arguments given on a command line: `KEY=VALUE` pairs (converted by a tool's input schema,
+//! or kept as strings) and JSON objects, as `mcpctl call` and `mcpx exec` take them. Errors
+//! are messages for the user, naming the flag or argument.
 
 use std::io::Read;
 use std::path::Path;
 
-use mcp_kit::config::value_kind;
 use serde_json::{Map, Value};
 
-use crate::exit::usage;
+use crate::config::value_kind;
 
 /// Splits `KEY=VALUE` at the first `=`; the key must not be empty.
-pub(crate) fn split_pair<'a>(pair: &'a str, flag: &str) -> anyhow::Result<(&'a str, &'a str)> {
+pub fn split_pair<'a>(pair: &'a str, flag: &str) -> Result<(&'a str, &'a str), String> {
     match pair.split_once('=') {
         Some((key, value)) if !key.is_empty() => Ok((key, value)),
-        _ => Err(usage(format!(
+        _ => Err(format!(
             "invalid {flag} `{pair}`: expected KEY=VALUE with a non-empty KEY"
-        ))),
+        )),
     }
 }
 
 /// `KEY=VALUE` pairs as a map of strings (prompt arguments, completion context). A key given
 /// twice is an error.
-pub(crate) fn string_pairs(pairs: &[String], flag: &str) -> anyhow::Result<Map<String, Value>> {
+pub fn string_pairs(pairs: &[String], flag: &str) -> Result<Map<String, Value>, String> {
     let mut map = Map::new();
     for pair in pairs {
         let (key, value) = split_pair(pair, flag)?;
@@ -29,38 +29,36 @@ pub(crate) fn string_pairs(pairs: &[String], flag: &str) -> anyhow::Result<Map<S
             .insert(key.to_owned(), Value::String(value.to_owned()))
             .is_some()
         {
-            return Err(usage(format!("{flag} `{key}` is given twice")));
+            return Err(format!("{flag} `{key}` is given twice"));
         }
     }
     Ok(map)
 }
 
 /// Parses `text` as a JSON object (`what` names the flag in errors).
-pub(crate) fn json_object(text: &str, what: &str) -> anyhow::Result<Map<String, Value>> {
+pub fn json_object(text: &str, what: &str) -> Result<Map<String, Value>, String> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(usage(format!(
+        Ok(other) => Err(format!(
             "{what} must be a JSON object, not {}",
             value_kind(&other)
-        ))),
-        Err(e) => Err(usage(format!("{what} is not valid JSON: {e}"))),
+        )),
+        Err(e) => Err(format!("{what} is not valid JSON: {e}")),
     }
 }
 
 /// Reads a JSON object from `path` (`-`: standard input).
-pub(crate) fn json_object_file(path: &Path) -> anyhow::Result<Map<String, Value>> {
+pub fn json_object_file(path: &Path) -> Result<Map<String, Value>, String> {
     let shown = path.display();
     let text = if path == Path::new("-") {
         let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|e| {
-            usage(format!(
-                "cannot read --arguments-file from standard input: {e}"
-            ))
-        })?;
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read --arguments-file from standard input: {e}"))?;
         text
     } else {
         std::fs::read_to_string(path)
-            .map_err(|e| usage(format!("cannot read --arguments-file {shown}: {e}")))?
+            .map_err(|e| format!("cannot read --arguments-file {shown}: {e}"))?
     };
     json_object(&text, &format!("--arguments-file {shown}"))
 }
@@ -71,11 +69,11 @@ pub(crate) fn json_object_file(path: &Path) -> anyhow::Result<Map<String, Value>
 /// property with several types takes the first non-string reading that fits, else the
 /// string; an untyped property is JSON when the value parses, else the string. A key the
 /// schema does not declare is an error unless `additionalProperties` is `true` or a schema.
-pub(crate) fn typed_pairs(
+pub fn typed_pairs(
     pairs: &[String],
     schema: &Value,
     tool: &str,
-) -> anyhow::Result<Map<String, Value>> {
+) -> Result<Map<String, Value>, String> {
     let properties = schema.get("properties").and_then(Value::as_object);
     let additional = schema.get("additionalProperties");
     let mut map = Map::new();
@@ -91,21 +89,21 @@ pub(crate) fn typed_pairs(
                         .map(|p| p.keys().map(String::as_str).collect::<Vec<_>>().join(", "))
                         .filter(|k| !k.is_empty())
                         .unwrap_or_else(|| "none".to_owned());
-                    return Err(usage(format!(
+                    return Err(format!(
                         "tool `{tool}` has no argument `{key}` in its input schema (known: \
                          {known}); use --arguments-json to send it anyway"
-                    )));
+                    ));
                 }
             },
         };
         let value = convert(raw, property).map_err(|expected| {
-            usage(format!(
+            format!(
                 "argument `{key}` of tool `{tool}`: expected {expected} (from the tool's input \
                  schema), got `{raw}`"
-            ))
+            )
         })?;
         if map.insert(key.to_owned(), value).is_some() {
-            return Err(usage(format!("argument `{key}` is given twice")));
+            return Err(format!("argument `{key}` is given twice"));
         }
     }
     Ok(map)
