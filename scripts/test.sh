@@ -16,20 +16,49 @@ need python3 "Install Python 3.10 or newer (Debian: apt-get install python3 pyth
 scripts/install-peers.sh
 # shellcheck source=peers/env.sh
 source scripts/peers/env.sh
-# The MCP schemas and examples live outside the repository, never inside it: $MCP_SPEC_DIR if
-# set, else ../shared/spec beside the repository (as in CI), else a pinned copy that
-# scripts/fetch-spec.sh fetches into ~/.cache/mcp-toolkit/spec (a no-op once it is there).
+# The third-party data the tests read live outside the repository, never inside it: the MCP
+# schemas and examples ($MCP_SPEC_DIR), the TOON spec's fixtures ($TOON_SPEC_DIR) and the tool
+# catalogs ($MCP_CATALOG_DIR). Each is the variable if set, else ../shared/spec, ../shared/spec/toon
+# or ../shared/catalogs beside the repository (as in CI), else a pinned copy that
+# scripts/fetch-spec.sh fetches into ~/.cache/mcp-toolkit (one call fetches whatever is missing
+# there; a no-op once it is all there).
+catalog=github-mcp-server.tools.json
+fetch=false
 if [ -z "${MCP_SPEC_DIR:-}" ]; then
   if [ -d ../shared/spec/mcp ]; then
     MCP_SPEC_DIR=$(cd ../shared/spec && pwd)
-  elif ! MCP_SPEC_DIR=$(scripts/fetch-spec.sh); then
-    echo "test.sh: the MCP spec is missing and could not be fetched. Run scripts/fetch-spec.sh" \
-      "(it needs git and access to github.com), or set MCP_SPEC_DIR to a folder holding" \
-      "mcp/<version>/schema.json, then run scripts/test.sh again." >&2
-    exit 1
+  else
+    fetch=true
   fi
 fi
-export MCP_SPEC_DIR
+if [ -z "${TOON_SPEC_DIR:-}" ]; then
+  if [ -d ../shared/spec/toon/tests/fixtures ]; then
+    TOON_SPEC_DIR=$(cd ../shared/spec/toon && pwd)
+  else
+    fetch=true
+  fi
+fi
+if [ -z "${MCP_CATALOG_DIR:-}" ]; then
+  if [ -f "../shared/catalogs/$catalog" ]; then
+    MCP_CATALOG_DIR=$(cd ../shared/catalogs && pwd)
+  else
+    fetch=true
+  fi
+fi
+if [ "$fetch" = true ]; then
+  if ! spec=$(scripts/fetch-spec.sh); then
+    echo "test.sh: the MCP spec, the TOON spec fixtures or the tool catalog is missing and could" \
+      "not be fetched. Run scripts/fetch-spec.sh (it needs git, python3 and access to github.com)," \
+      "or set MCP_SPEC_DIR to a folder holding mcp/<version>/schema.json, TOON_SPEC_DIR to one" \
+      "holding tests/fixtures/ and MCP_CATALOG_DIR to one holding $catalog, then run" \
+      "scripts/test.sh again." >&2
+    exit 1
+  fi
+  MCP_SPEC_DIR=${MCP_SPEC_DIR:-$spec}
+  TOON_SPEC_DIR=${TOON_SPEC_DIR:-$spec/toon}
+  MCP_CATALOG_DIR=${MCP_CATALOG_DIR:-$(dirname "$spec")/catalogs}
+fi
+export MCP_SPEC_DIR TOON_SPEC_DIR MCP_CATALOG_DIR
 
 echo "== cargo fmt --check" >&2
 cargo fmt --all -- --check

@@ -8,11 +8,12 @@
 //! Peers come from `scripts/install-peers.sh`; a missing peer fails the test with that hint.
 
 use std::path::PathBuf;
-use std::process::Output;
-use std::sync::OnceLock;
-use std::time::Duration;
 
-use mcp_test_support::{ServerProcess, fixture, free_port, node_command, peers_python};
+use std::sync::OnceLock;
+
+use mcp_test_support::{
+    ServerProcess, fixture, free_port, node_command, peers_python, run_sdk_client,
+};
 use serde_json::{Value, json};
 use tokio::process::Command;
 
@@ -51,26 +52,6 @@ async fn start_http() -> ServerProcess {
         .await
 }
 
-async fn run(mut command: Command) -> Value {
-    let output: Output = tokio::time::timeout(Duration::from_secs(120), command.output())
-        .await
-        .expect("the client finished within 120 s")
-        .expect("the client ran");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let summary: Value = stdout
-        .lines()
-        .rev()
-        .find_map(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| panic!("no JSON summary.\nstdout: {stdout}\nstderr: {stderr}"));
-    assert!(
-        output.status.success() && summary["ok"] == true,
-        "the client failed ({}): {summary:#}\nstderr: {stderr}",
-        output.status
-    );
-    summary
-}
-
 fn ts(transport: &[&str]) -> Command {
     let mut command = node_command();
     command
@@ -98,13 +79,16 @@ fn check(summary: &Value, version: &str) {
 #[tokio::test]
 async fn typescript_client_over_stdio() {
     let server = example_server().to_str().unwrap().to_owned();
-    check(&run(ts(&["stdio", &server])).await, "2025-11-25");
+    check(&run_sdk_client(ts(&["stdio", &server])).await, "2025-11-25");
 }
 
 #[tokio::test]
 async fn typescript_client_over_http() {
     let http = start_http().await;
-    check(&run(ts(&["http", &http.url])).await, "2025-11-25");
+    check(
+        &run_sdk_client(ts(&["http", &http.url])).await,
+        "2025-11-25",
+    );
 }
 
 #[tokio::test]
@@ -112,11 +96,11 @@ async fn python_client_over_stdio_in_both_eras() {
     let server = example_server().to_str().unwrap().to_owned();
     // The SDK's default: server/discover first; our server answers it, so 2026-07-28 runs.
     check(
-        &run(py("auto", "modern", &["stdio", &server])).await,
+        &run_sdk_client(py("auto", "modern", &["stdio", &server])).await,
         "2026-07-28",
     );
     check(
-        &run(py("legacy", "legacy", &["stdio", &server])).await,
+        &run_sdk_client(py("legacy", "legacy", &["stdio", &server])).await,
         "2025-11-25",
     );
 }
@@ -125,11 +109,11 @@ async fn python_client_over_stdio_in_both_eras() {
 async fn python_client_over_http_in_both_eras() {
     let http = start_http().await;
     check(
-        &run(py("auto", "modern", &["http", &http.url])).await,
+        &run_sdk_client(py("auto", "modern", &["http", &http.url])).await,
         "2026-07-28",
     );
     check(
-        &run(py("legacy", "legacy", &["http", &http.url])).await,
+        &run_sdk_client(py("legacy", "legacy", &["http", &http.url])).await,
         "2025-11-25",
     );
 }

@@ -1,9 +1,14 @@
-//! Test helpers shared by the workspace: where the third-party peers and the spec live, and
-//! how to start them.
+//! Test helpers shared by the workspace: where the third-party peers and data (the MCP spec,
+//! the TOON spec's fixtures, tool catalogs) live, and how to start the peers.
 //!
 //! Peers are installed by `scripts/install-peers.sh` into `$MCP_PEERS_DIR` (default
 //! `~/.cache/mcp-toolkit/peers`). A test that needs a missing peer fails with a message
 //! saying how to install it; it never skips.
+//!
+//! The data ([`spec_dir`], [`toon_spec_dir`], [`catalog_path`]) come from the variable that
+//! names them, else `../shared` beside the repository (as in CI), else the pinned copies that
+//! `scripts/fetch-spec.sh` keeps in `~/.cache/mcp-toolkit`; a test whose data are missing fails
+//! saying what to run, it never skips.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -93,40 +98,157 @@ pub fn node_command() -> Command {
 /// `scripts/fetch-spec.sh` keeps in `~/.cache/mcp-toolkit/spec`. Panics loudly, saying what to
 /// run, when none is there, so that spec-driven tests never pass without running.
 pub fn spec_dir() -> PathBuf {
+    locate(&Data {
+        what: "the MCP spec directory",
+        variable: "MCP_SPEC_DIR",
+        shared: "spec",
+        cache: "spec",
+        marker: "mcp",
+        holding: "mcp/<version>/schema.json",
+    })
+}
+
+/// The TOON spec directory (the folder holding `tests/fixtures/{encode,decode}/*.json`, the
+/// spec's conformance fixtures): `$TOON_SPEC_DIR` when set; else `../shared/spec/toon` beside
+/// the repository (as in CI); else the pinned copy that `scripts/fetch-spec.sh` keeps in
+/// `~/.cache/mcp-toolkit/spec/toon`. Panics like [`spec_dir`] when none is there.
+pub fn toon_spec_dir() -> PathBuf {
+    locate(&Data {
+        what: "the TOON spec fixtures",
+        variable: "TOON_SPEC_DIR",
+        shared: "spec/toon",
+        cache: "spec/toon",
+        marker: "tests/fixtures",
+        holding: "tests/fixtures/{encode,decode}/",
+    })
+}
+
+/// A tool catalog file (such as `github-mcp-server.tools.json`, a real server's tools as
+/// `{"source": …, "tools": [<MCP Tool>…]}`): `$MCP_CATALOG_DIR/<name>` when the variable is
+/// set; else `../shared/catalogs/<name>` beside the repository (as in CI); else the pinned copy
+/// that `scripts/fetch-spec.sh` keeps in `~/.cache/mcp-toolkit/catalogs/<name>`. Panics like
+/// [`spec_dir`] when none is there.
+pub fn catalog_path(name: &str) -> PathBuf {
+    locate(&Data {
+        what: &format!("the tool catalog {name}"),
+        variable: "MCP_CATALOG_DIR",
+        shared: "catalogs",
+        cache: "catalogs",
+        marker: name,
+        holding: name,
+    })
+    .join(name)
+}
+
+/// One kind of third-party data that lives outside the repository, for [`locate`].
+struct Data<'a> {
+    /// What it is, for messages ("the MCP spec directory").
+    what: &'a str,
+    /// The variable that names its folder.
+    variable: &'a str,
+    /// Its folder under `../shared` beside the repository.
+    shared: &'a str,
+    /// Its folder under `~/.cache/mcp-toolkit`, where `scripts/fetch-spec.sh` puts it.
+    cache: &'a str,
+    /// What a folder must contain to be the one (relative to the folder).
+    marker: &'a str,
+    /// What the folder holds, for messages.
+    holding: &'a str,
+}
+
+/// The folder holding `data`: the one its variable names (which must contain the marker), else
+/// the first of `../shared/<shared>` and `~/.cache/mcp-toolkit/<cache>` that contains it. Panics
+/// loudly, saying what to run, when none does, so that data-driven tests never pass without
+/// running.
+fn locate(data: &Data<'_>) -> PathBuf {
     let root = repo_root();
     let fetch = root.join("scripts/fetch-spec.sh");
-    if let Some(dir) = std::env::var_os("MCP_SPEC_DIR").filter(|dir| !dir.is_empty()) {
+    let Data {
+        what,
+        variable,
+        marker,
+        holding,
+        ..
+    } = data;
+    if let Some(dir) = std::env::var_os(variable).filter(|dir| !dir.is_empty()) {
         let dir = PathBuf::from(dir);
         assert!(
-            dir.join("mcp").is_dir(),
-            "MCP_SPEC_DIR is {}, which has no mcp/ folder: these tests did NOT run. Set \
-             MCP_SPEC_DIR to the folder holding mcp/<version>/schema.json, or unset it and run \
-             `{}`, then run the tests again.",
+            dir.join(marker).exists(),
+            "{variable} is {}, which has no {marker}: these tests did NOT run. Set {variable} \
+             to the folder holding {holding}, or unset it and run `{}`, then run the tests again.",
             dir.display(),
             fetch.display()
         );
         return dir;
     }
-    let shared = root.parent().unwrap_or(&root).join("shared/spec");
-    let cache =
-        std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/mcp-toolkit/spec"));
+    let shared = root
+        .parent()
+        .unwrap_or(&root)
+        .join("shared")
+        .join(data.shared);
+    let cache = std::env::var_os("HOME").map(|home| {
+        PathBuf::from(home)
+            .join(".cache/mcp-toolkit")
+            .join(data.cache)
+    });
     for dir in [Some(&shared), cache.as_ref()].into_iter().flatten() {
-        if dir.join("mcp").is_dir() {
+        if dir.join(marker).exists() {
             return dir.clone();
         }
     }
     panic!(
-        "the MCP spec directory was not found: these tests did NOT run. Looked in: \
-         $MCP_SPEC_DIR (unset), {}, {}. Run `{}` (it fetches the pinned spec files into \
-         ~/.cache/mcp-toolkit/spec; it needs git and access to github.com), or set MCP_SPEC_DIR \
-         to a folder holding mcp/<version>/schema.json, then run the tests again.",
-        shared.display(),
+        "{what} was not found: these tests did NOT run. Looked in: ${variable} (unset), {}, {}. \
+         Run `{}` (it fetches the pinned files into ~/.cache/mcp-toolkit; it needs git, python3 \
+         and access to github.com), or set {variable} to a folder holding {holding}, then run \
+         the tests again.",
+        shared.join(marker).display(),
         cache.map_or_else(
-            || "~/.cache/mcp-toolkit/spec (HOME is unset)".to_owned(),
-            |dir| dir.display().to_string()
+            || format!(
+                "~/.cache/mcp-toolkit/{}/{marker} (HOME is unset)",
+                data.cache
+            ),
+            |dir| dir.join(marker).display().to_string()
         ),
         fetch.display()
     );
+}
+
+/// The tools of GitHub's MCP server (117 real tool schemas, MIT data) from
+/// [`catalog_path`]`("github-mcp-server.tools.json")`, as listed: each an MCP `Tool` object.
+/// Read at test time, never copied into the repository.
+pub fn github_catalog_tools() -> Vec<serde_json::Value> {
+    let path = catalog_path("github-mcp-server.tools.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut catalog: serde_json::Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+    match catalog.get_mut("tools").map(serde_json::Value::take) {
+        Some(serde_json::Value::Array(tools)) => tools,
+        _ => panic!("{} has no `tools` array", path.display()),
+    }
+}
+
+/// Runs an SDK interop client (`fixtures/ts_client.cjs` or `fixtures/py_client.py`, which
+/// print one JSON summary line) to completion within 120 s and returns its summary; panics
+/// with the summary and the client's stderr when a step failed.
+pub async fn run_sdk_client(mut command: Command) -> serde_json::Value {
+    let output = tokio::time::timeout(Duration::from_secs(120), command.output())
+        .await
+        .expect("the client finished within 120 s")
+        .expect("the client ran");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let summary: serde_json::Value = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no JSON summary.\nstdout: {stdout}\nstderr: {stderr}"));
+    assert!(
+        output.status.success() && summary["ok"] == true,
+        "the client failed ({}): {summary:#}\nstderr: {stderr}",
+        output.status
+    );
+    summary
 }
 
 /// A port on 127.0.0.1 that was free a moment ago.
