@@ -7,10 +7,12 @@
 # it; then tools are listed and called. The same server then serves streamable HTTP on
 # 127.0.0.1 and mcpctl reaches it there, in the 2026-07-28 era and pinned to 2025-11-25.
 #
+# Then mcpx, the proxy, in front of the same demo server: check, inspect, exec, tokens.
+#
 # Part 2 (installs the third-party peers on first use, see scripts/install-peers.sh): the same
 # client against the reference "everything" server over streamable HTTP on 127.0.0.1, reached
 # without --trust by relaxing only what a local http:// server needs (--allow-http
-# --allow-private-ip).
+# --allow-private-ip); then mcpx in front of both servers.
 #
 #   scripts/demo.sh           both parts
 #   scripts/demo.sh --local   part 1 only (no Node.js or Python needed)
@@ -24,10 +26,19 @@ case ${1:-} in
   *) echo "usage: scripts/demo.sh [--local]" >&2; exit 2 ;;
 esac
 
-echo "== building mcpctl and the examples" >&2
+echo "== building mcpctl, mcpx and the examples" >&2
 cargo build --quiet -p mcp-kit --features cli --bin mcpctl
+cargo build --quiet -p mcpx --bin mcpx
 cargo build --quiet -p mcp-server --examples
 mcpctl=target/debug/mcpctl
+mcpx=target/debug/mcpx
+
+# Shows an mcpx command, then runs it.
+run_mcpx() {
+  echo
+  echo "\$ mcpx $*"
+  "$mcpx" "$@"
+}
 
 # Shows a command, then runs it.
 run() {
@@ -87,6 +98,14 @@ run "${relaxed[@]}" --protocol-version 2025-11-25 server-info example
 run "${relaxed[@]}" call example add a=2 b=40
 kill $ours 2>/dev/null || true
 
+echo
+echo "== mcpx: the same demo server behind the proxy, which shows agents two tools"
+# mcpx finds .mcp.json in the working directory: untrusted, like mcpctl, until --trust.
+run_mcpx --trust check
+run_mcpx --trust inspect demo add
+run_mcpx --trust exec demo add a=2 b=40
+run_mcpx --trust tokens
+
 if $local_only; then
   exit 0
 fi
@@ -129,3 +148,19 @@ run "${relaxed[@]}" server-info everything
 run "${relaxed[@]}" list-tools everything
 run "${relaxed[@]}" call everything echo message=hello
 run "${relaxed[@]}" call everything get-sum a=2 b=40
+
+echo
+echo "== mcpx in front of both: the everything server (HTTP) and the demo server (stdio)"
+cat >"$work/mcpx.json" <<JSON
+{
+  "mcpServers": {
+    "everything": { "url": "http://127.0.0.1:$port/mcp" },
+    "demo": { "command": "$PWD/target/debug/examples/example_server" }
+  }
+}
+JSON
+# A configuration named with --config is the operator's own: trusted.
+run_mcpx --config "$work/mcpx.json" check
+run_mcpx --config "$work/mcpx.json" inspect --query "add two numbers"
+run_mcpx --config "$work/mcpx.json" exec everything get-sum a=2 b=40
+run_mcpx --config "$work/mcpx.json" tokens

@@ -1,0 +1,381 @@
+//! `exec`: one call of an upstream tool over the kept connection, its arguments checked
+//! against the cached schema first.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_jsonrpc::ErrorObject;
+use mcp_kit::ServerRequestOutcome;
+use mcp_schema::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value};
+
+use crate::registry::{CachedTool, Catalog, Registry, Snapshot, Status, Upstream};
+use crate::text::compact_text;
+
+/// What `exec` needs of the client that asked for it: where progress goes, how to put an
+/// upstream's request (elicitation, sampling, roots) to it, and whether it gave up.
+pub trait Downstream: Send + Sync {
+    /// Reports progress of the call.
+    fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> mcp_server::BoxFuture<()>;
+
+    /// Puts an upstream's request to the client. `Err` ends the call (the client was asked
+    /// in a way that needs the call to end first, as a 2026-07-28 input request does).
+    fn ask(
+        &self,
+        method: String,
+        params: Option<Value>,
+    ) -> mcp_server::BoxFuture<Result<ServerRequestOutcome, mcp_server::Error>>;
+
+    /// Resolves when the client cancelled the call.
+    fn cancelled(&self) -> mcp_server::BoxFuture<()>;
+}
+
+/// Why `exec` (or `inspect`) did not answer with the upstream's result.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// No upstream of that name.
+    #[error("unknown server `{name}`{}", did_you_mean(suggestions))]
+    UnknownServer {
+        /// The name asked for.
+        name: String,
+        /// The closest configured names.
+        suggestions: Vec<String>,
+    },
+    /// The upstream has no (shown) tool of that name.
+    #[error(
+        "unknown tool `{tool}` on server `{server}`{}",
+        did_you_mean(suggestions)
+    )]
+    UnknownTool {
+        /// The server.
+        server: String,
+        /// The tool asked for.
+        tool: String,
+        /// The closest tool names of that server.
+        suggestions: Vec<String>,
+    },
+    /// The tool exists upstream, but the proxy's filters hide it.
+    #[error(
+        "tool `{tool}` on server `{server}` is hidden by mcpx's include/exclude filters for that server"
+    )]
+    HiddenTool {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+    },
+    /// The arguments do not match the tool's `inputSchema`.
+    #[error(
+        "invalid arguments for `{server}.{tool}`: {problems} (see inspect(\"{server}\", \"{tool}\") for its schema)"
+    )]
+    InvalidArguments {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// Every violation, each with its JSON path.
+        problems: String,
+    },
+    /// The upstream is not connected.
+    #[error(
+        "server `{server}` is unavailable ({state}: {reason}); mcpx keeps reconnecting in the background"
+    )]
+    Unavailable {
+        /// The server.
+        server: String,
+        /// Its state (`connecting`, `failed`, `reconnecting`).
+        state: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The upstream did not answer within its `call_timeout`.
+    #[error("server `{server}` did not answer `{tool}` within {after:?} (call_timeout)")]
+    Timeout {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// The timeout.
+        after: Duration,
+    },
+    /// The request to the proxy itself is incomplete.
+    #[error("{0}")]
+    InvalidRequest(String),
+    /// The upstream answered with a JSON-RPC error: passed on verbatim.
+    #[error("{}", .0.message)]
+    Upstream(Box<ErrorObject>),
+    /// The downstream side ended the call (cancelled, or a 2026-07-28 input request).
+    #[error("{0}")]
+    Downstream(mcp_server::Error),
+}
+
+fn did_you_mean(suggestions: &[String]) -> String {
+    match suggestions {
+        [] => String::new(),
+        [one] => format!(" (did you mean `{one}`?)"),
+        many => format!(
+            " (did you mean one of: {}?)",
+            many.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Up to three names closest to `wanted` (Jaro-Winkler ≥ 0.7, or containing it).
+pub fn closest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let wanted_lower = wanted.to_lowercase();
+    let mut scored: Vec<(f64, &str)> = names
+        .map(|name| {
+            let lower = name.to_lowercase();
+            let mut score = strsim::jaro_winkler(&wanted_lower, &lower);
+            if !wanted_lower.is_empty() && lower.contains(&wanted_lower) {
+                score = score.max(0.9);
+            }
+            (score, name)
+        })
+        .filter(|(score, _)| *score >= 0.7)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, n)| n.to_owned())
+        .collect()
+}
+
+/// Finds `server`, or says which servers are close.
+pub fn find_upstream<'a>(
+    registry: &'a Registry,
+    server: &str,
+) -> Result<&'a Arc<Upstream>, ExecError> {
+    registry
+        .upstream(server)
+        .ok_or_else(|| ExecError::UnknownServer {
+            name: server.to_owned(),
+            suggestions: closest(server, registry.names()),
+        })
+}
+
+/// Finds `tool` in `server`'s catalog, or says it is hidden, or which tools are close.
+pub fn find_tool<'a>(
+    server: &str,
+    catalog: &'a Catalog,
+    tool: &str,
+) -> Result<&'a Arc<CachedTool>, ExecError> {
+    catalog.tool(tool).ok_or_else(|| {
+        if catalog.hidden.iter().any(|h| h == tool) {
+            ExecError::HiddenTool {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+            }
+        } else {
+            ExecError::UnknownTool {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+                suggestions: closest(tool, catalog.tools.iter().map(|t| t.name())),
+            }
+        }
+    })
+}
+
+fn unavailable(server: &str, status: &Status) -> ExecError {
+    ExecError::Unavailable {
+        server: server.to_owned(),
+        state: status.name(),
+        reason: status
+            .reason()
+            .unwrap_or("the first connection attempt is still under way")
+            .to_owned(),
+    }
+}
+
+/// Calls `tool` on `server` with `arguments` for `downstream`.
+pub async fn exec(
+    registry: &Registry,
+    server: &str,
+    tool: &str,
+    arguments: Option<Map<String, Value>>,
+    downstream: &dyn Downstream,
+) -> Result<CallToolResult, ExecError> {
+    let upstream = find_upstream(registry, server)?;
+    let snapshot = upstream.snapshot();
+    let Some(catalog) = &snapshot.catalog else {
+        return Err(unavailable(server, &snapshot.status));
+    };
+    let cached = find_tool(server, catalog, tool)?;
+    let arguments = arguments.unwrap_or_default();
+    cached
+        .check(&Value::Object(arguments.clone()))
+        .map_err(|problems| ExecError::InvalidArguments {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            problems,
+        })?;
+    let outcome = call(upstream, &snapshot, tool, arguments.clone(), downstream).await;
+    match outcome {
+        Err(Attempt::Retry(why)) => {
+            tracing::info!(upstream = %server, %why, "call did not reach the upstream; reconnecting and trying once more");
+            let fresh = reconnected(registry, upstream, &snapshot).await;
+            match call(upstream, &fresh, tool, arguments, downstream).await {
+                Err(Attempt::Retry(why)) => Err(ExecError::Unavailable {
+                    server: server.to_owned(),
+                    state: fresh.status.name(),
+                    reason: why,
+                }),
+                Err(Attempt::Failed(e)) => Err(e),
+                Ok(result) => Ok(result),
+            }
+        }
+        Err(Attempt::Failed(e)) => Err(e),
+        Ok(result) => Ok(result),
+    }
+}
+
+enum Attempt {
+    /// The request never ran upstream (the session was stale or no connection was made).
+    Retry(String),
+    Failed(ExecError),
+}
+
+async fn call(
+    upstream: &Upstream,
+    snapshot: &Snapshot,
+    tool: &str,
+    arguments: Map<String, Value>,
+    downstream: &dyn Downstream,
+) -> Result<CallToolResult, Attempt> {
+    let server = upstream.name();
+    let (Status::Ready, Some(session)) = (&snapshot.status, &snapshot.session) else {
+        return Err(Attempt::Failed(unavailable(server, &snapshot.status)));
+    };
+    let (_guard, mut asks) = upstream.track_call();
+    let (mut progress, call) = session.call_tool_with_progress(tool, Some(arguments));
+    let mut call = std::pin::pin!(call);
+    let mut cancelled = downstream.cancelled();
+    let forward = |update: mcp_kit::ProgressUpdate| {
+        let total = update.total.as_ref().and_then(serde_json::Number::as_f64);
+        let progress = update.progress.as_f64().unwrap_or_default();
+        downstream.progress(progress, total, update.message)
+    };
+    let outcome = loop {
+        tokio::select! {
+            outcome = &mut call => {
+                // Progress sent before the result, not forwarded yet.
+                while let Ok(update) = progress.try_recv() {
+                    forward(update).await;
+                }
+                break outcome;
+            }
+            Some(update) = progress.recv() => forward(update).await,
+            Some(ask) = asks.recv() => {
+                match downstream.ask(ask.method, ask.params).await {
+                    Ok(answer) => { let _ = ask.reply.send(answer); }
+                    // Dropping the call cancels it upstream.
+                    Err(end) => return Err(Attempt::Failed(ExecError::Downstream(end))),
+                }
+            }
+            () = &mut cancelled => {
+                return Err(Attempt::Failed(ExecError::Downstream(mcp_server::Error::cancelled())));
+            }
+        }
+    };
+    let error = match outcome {
+        Ok(result) => return Ok(result),
+        Err(error) => error,
+    };
+    Err(match error {
+        mcp_kit::Error::Rpc { error, .. } => {
+            let stale_session =
+                error.http_status() == Some(404) && session.peer().handle().session_id().is_some();
+            if stale_session || error.not_delivered() {
+                upstream.report_lost();
+                Attempt::Retry(error.message)
+            } else {
+                Attempt::Failed(ExecError::Upstream(error))
+            }
+        }
+        mcp_kit::Error::Timeout { timeout, .. } => Attempt::Failed(ExecError::Timeout {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            after: timeout,
+        }),
+        other => {
+            upstream.report_lost();
+            Attempt::Failed(ExecError::Unavailable {
+                server: server.to_owned(),
+                state: "failed",
+                reason: other.to_string(),
+            })
+        }
+    })
+}
+
+/// Waits (within the upstream's connect timeout) for a new session after the old one was
+/// reported lost; returns the state then.
+async fn reconnected(registry: &Registry, upstream: &Upstream, before: &Snapshot) -> Snapshot {
+    let mut changes = registry.changes();
+    let wait = async {
+        loop {
+            let now = upstream.snapshot();
+            let renewed = match (&now.session, &before.session) {
+                (Some(new), Some(old)) => !Arc::ptr_eq(new, old),
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if renewed || matches!(now.status, Status::Failed { .. }) {
+                return now;
+            }
+            if changes.changed().await.is_err() {
+                return now;
+            }
+        }
+    };
+    let limit = upstream.options().connect_timeout;
+    tokio::time::timeout(limit, wait)
+        .await
+        .unwrap_or_else(|_| upstream.snapshot())
+}
+
+/// The result as the agent gets it: a structured result's text is its TOON or compact JSON
+/// (the fewer tokens) in place of the text blocks that repeat it; every other block passes
+/// unchanged, and `structuredContent` stays raw.
+pub fn for_agent(mut result: CallToolResult) -> CallToolResult {
+    let Some(structured) = &result.structured_content else {
+        return result;
+    };
+    let value = structured.to_value().into_owned();
+    let repeats = |block: &ContentBlock| match block {
+        ContentBlock::Text(text) => {
+            serde_json::from_str::<Value>(&text.text).ok().as_ref() == Some(&value)
+        }
+        _ => false,
+    };
+    let texts = result
+        .content
+        .iter()
+        .filter(|b| matches!(b, ContentBlock::Text(_)))
+        .count();
+    if texts > 0
+        && !result
+            .content
+            .iter()
+            .filter(|b| matches!(b, ContentBlock::Text(_)))
+            .all(repeats)
+    {
+        // The text says something of its own: keep it as written.
+        return result;
+    }
+    let (_, text) = compact_text(&value);
+    result
+        .content
+        .retain(|b| !matches!(b, ContentBlock::Text(_)));
+    result.content.insert(0, ContentBlock::text(text));
+    result
+}
