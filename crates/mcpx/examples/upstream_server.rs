@@ -157,6 +157,16 @@ fn server() -> Server {
             #[allow(unreachable_code)]
             Ok(String::new())
         })
+        .tool("sample", "Asks the client's model for a word", |_: NoArguments, cx: RequestContext| async move {
+            let params: mcp_server::schema::CreateMessageRequestParams = serde_json::from_value(serde_json::json!({
+                "messages": [{ "role": "user", "content": { "type": "text", "text": "Say a word." } }],
+                "maxTokens": 10
+            }))
+            .map_err(mcp_server::Error::msg)?;
+            let answer = cx.create_message(params).await?;
+            let answer = serde_json::to_value(answer).map_err(mcp_server::Error::msg)?;
+            Ok(format!("the model said: {}", answer["content"]["text"].as_str().unwrap_or("?")))
+        })
         .tool("add_tool", "Adds an echo tool of the given name", |a: AddTool, cx: RequestContext| async move {
             let name = a.name.clone();
             cx.server().add_tool(ToolDef::new(a.name, "An added tool", |e: Echo, _cx| async move { Ok(e.message) }));

@@ -103,6 +103,16 @@ pub enum ExecError {
         /// The timeout.
         after: Duration,
     },
+    /// The call failed without an answer from the tool, the connection being fine.
+    #[error("calling `{tool}` on server `{server}` failed: {reason}")]
+    Failed {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
     /// The request to the proxy itself is incomplete.
     #[error("{0}")]
     InvalidRequest(String),
@@ -295,7 +305,7 @@ async fn call(
             let stale_session =
                 error.http_status() == Some(404) && session.peer().handle().session_id().is_some();
             if stale_session || error.not_delivered() {
-                upstream.report_lost();
+                upstream.report_lost(session);
                 Attempt::Retry(error.message)
             } else {
                 Attempt::Failed(ExecError::Upstream(error))
@@ -306,14 +316,21 @@ async fn call(
             tool: tool.to_owned(),
             after: timeout,
         }),
-        other => {
-            upstream.report_lost();
+        lost @ mcp_kit::Error::Connection { .. } => {
+            upstream.report_lost(session);
             Attempt::Failed(ExecError::Unavailable {
                 server: server.to_owned(),
                 state: "failed",
-                reason: other.to_string(),
+                reason: lost.to_string(),
             })
         }
+        // The call failed, the connection did not (a result that does not parse, an input
+        // request nobody could answer): the upstream stays as it is.
+        other => Attempt::Failed(ExecError::Failed {
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            reason: other.to_string(),
+        }),
     })
 }
 

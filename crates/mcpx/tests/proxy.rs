@@ -174,9 +174,11 @@ async fn scenario(downstream: Downstream, protocol: Option<&str>) {
         "{found}"
     );
 
-    // Elicitation from the upstream reaches the downstream client and back.
+    // Elicitation and sampling from the upstream reach the downstream client and back.
     let result = proxy.exec("up", "ask_name", json!({})).await.expect("exec");
     assert_eq!(text(&result), "hello Ada");
+    let result = proxy.exec("up", "sample", json!({})).await.expect("exec");
+    assert_eq!(text(&result), "the model said: banana");
 
     // A tool list change upstream reaches the listing and the client.
     let result = proxy

@@ -143,9 +143,13 @@ impl Upstream {
         self.state.read().clone()
     }
 
-    /// Tells the supervisor the connection is dead (a call failed on it).
-    pub fn report_lost(&self) {
-        self.lost.notify_one();
+    /// Tells the supervisor that a call on `session` failed as if the connection were dead;
+    /// it checks, and reconnects if so. A report about a session already replaced is ignored.
+    pub fn report_lost(&self, session: &Arc<Session>) {
+        let current = self.state.read().session.clone();
+        if current.is_some_and(|current| Arc::ptr_eq(&current, session)) {
+            self.lost.notify_one();
+        }
     }
 
     /// Tells the supervisor to list the tools again.
@@ -306,8 +310,13 @@ impl Upstream {
                     if !session.is_connected() || handle.is_closed() {
                         return Some(handle.close_reason().map_or_else(|| "the connection was lost".to_owned(), |r| r.to_string()));
                     }
-                    // A call failed to reach it: check with a ping.
-                    if let Err(e) = session.ping().await {
+                    // A call failed to reach it: check (2026-07-28 has no ping; a discover is
+                    // as cheap).
+                    let alive = match session.negotiated().era() {
+                        Era::Stateful => session.ping().await,
+                        Era::Stateless => session.discover().await.map(drop),
+                    };
+                    if let Err(e) = alive {
                         return Some(e.to_string());
                     }
                 }

@@ -90,15 +90,19 @@ pub async fn start_mcpx(dir: &Path, downstream: Downstream, protocol: Option<&st
         .with_trust_mode(TrustMode::Trusted)
         .with_timeout(Duration::from_secs(30))
         .with_protocol_version(protocol.map(str::to_owned))
-        .with_capabilities(json!({ "elicitation": {} }))
+        .with_capabilities(json!({ "elicitation": {}, "sampling": {} }))
         .with_server_request_handler(Arc::new(|request| {
             Box::pin(async move {
-                if request.method == "elicitation/create" {
-                    ServerRequestOutcome::Ok(
+                match request.method.as_str() {
+                    "elicitation/create" => ServerRequestOutcome::Ok(
                         json!({ "action": "accept", "content": { "name": "Ada" } }),
-                    )
-                } else {
-                    ServerRequestOutcome::MethodNotFound
+                    ),
+                    "sampling/createMessage" => ServerRequestOutcome::Ok(json!({
+                        "role": "assistant",
+                        "content": { "type": "text", "text": "banana" },
+                        "model": "test-model"
+                    })),
+                    _ => ServerRequestOutcome::MethodNotFound,
                 }
             })
         }))

@@ -14,7 +14,7 @@ use clap::{Parser, Subcommand};
 /// format mcpctl reads is accepted, plus an optional "mcpx" object of proxy options:
 /// schema_compression_enabled, max_description_len, listing_budget_tokens, connect_timeout,
 /// call_timeout (seconds), and per server under "servers": connect_timeout, call_timeout,
-/// include, exclude (tool-name globs).
+/// include, exclude (tool-name globs), protocol_version (pinned instead of negotiated).
 ///
 /// Environment: MCPX_CONFIG, MCPX_SCHEMA_COMPRESSION, MCPX_MAX_DESCRIPTION_LEN,
 /// MCPX_LISTING_BUDGET_TOKENS, MCPX_CONNECT_TIMEOUT, MCPX_CALL_TIMEOUT (override the file);
