@@ -51,12 +51,14 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if json_out {
                 print(&serde_json::to_string_pretty(&lines)?)?;
             } else {
-                let mut table =
-                    Table::new(["SERVER", "STATE", "PROTOCOL", "TOOLS", "LATENCY", "ERROR"]);
+                let mut table = Table::new([
+                    "SERVER", "STATE", "ERA", "PROTOCOL", "TOOLS", "LATENCY", "ERROR",
+                ]);
                 for l in &lines {
                     table.row([
                         l.server.clone(),
                         l.state.to_owned(),
+                        l.era.unwrap_or_default().to_owned(),
                         l.protocol_version.clone().unwrap_or_default(),
                         l.tools.map(|t| t.to_string()).unwrap_or_default(),
                         l.latency_ms
