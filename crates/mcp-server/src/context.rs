@@ -138,6 +138,12 @@ impl RequestContext {
         self.inner.cancel.is_cancelled() || self.inner.outlet.is_closed()
     }
 
+    /// True when the client asked for progress (its request has a progress token), so that
+    /// [`progress`](Self::progress) sends anything.
+    pub fn wants_progress(&self) -> bool {
+        self.inner.progress_token.is_some()
+    }
+
     /// Completes when the request is cancelled; use it in `tokio::select!` around long work.
     pub async fn cancelled(&self) {
         tokio::select! {

@@ -8,6 +8,7 @@ use mcp_jsonrpc::ErrorObject;
 use mcp_kit::ServerRequestOutcome;
 use mcp_schema::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value};
+use tokio::sync::mpsc;
 
 use crate::registry::{CachedTool, Catalog, Registry, Snapshot, Status, Upstream};
 use crate::text::compact_text;
@@ -15,6 +16,9 @@ use crate::text::compact_text;
 /// What `exec` needs of the client that asked for it: where progress goes, how to put an
 /// upstream's request (elicitation, sampling, roots) to it, and whether it gave up.
 pub trait Downstream: Send + Sync {
+    /// True when the client wants progress of the call (the upstream is then asked for it).
+    fn wants_progress(&self) -> bool;
+
     /// Reports progress of the call.
     fn progress(
         &self,
@@ -220,14 +224,17 @@ pub async fn exec(
         return Err(unavailable(server, &snapshot.status));
     };
     let cached = find_tool(server, catalog, tool)?;
-    let arguments = arguments.unwrap_or_default();
+    let arguments = Value::Object(arguments.unwrap_or_default());
     cached
-        .check(&Value::Object(arguments.clone()))
+        .check(&arguments)
         .map_err(|problems| ExecError::InvalidArguments {
             server: server.to_owned(),
             tool: tool.to_owned(),
             problems,
         })?;
+    let Value::Object(arguments) = arguments else {
+        unreachable!("built as an object above")
+    };
     let outcome = call(upstream, &snapshot, tool, arguments.clone(), downstream).await;
     match outcome {
         Err(Attempt::Retry(why)) => {
@@ -245,6 +252,16 @@ pub async fn exec(
         }
         Err(Attempt::Failed(e)) => Err(e),
         Ok(result) => Ok(result),
+    }
+}
+
+/// The next progress update, or never when the call has no progress.
+async fn next_progress(
+    progress: &mut Option<mpsc::Receiver<mcp_kit::ProgressUpdate>>,
+) -> Option<mcp_kit::ProgressUpdate> {
+    match progress {
+        Some(progress) => progress.recv().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -266,8 +283,17 @@ async fn call(
         return Err(Attempt::Failed(unavailable(server, &snapshot.status)));
     };
     let (_guard, mut asks) = upstream.track_call();
-    let (mut progress, call) = session.call_tool_with_progress(tool, Some(arguments));
-    let mut call = std::pin::pin!(call);
+    // Progress is asked of the upstream only for a client that wants it (a call without is
+    // cheaper: no progress route to keep).
+    type Call<'a> =
+        std::pin::Pin<Box<dyn Future<Output = Result<CallToolResult, mcp_kit::Error>> + Send + 'a>>;
+    let (mut progress, mut call): (Option<mpsc::Receiver<mcp_kit::ProgressUpdate>>, Call<'_>) =
+        if downstream.wants_progress() {
+            let (progress, call) = session.call_tool_with_progress(tool, Some(arguments));
+            (Some(progress), Box::pin(call))
+        } else {
+            (None, Box::pin(session.call_tool(tool, Some(arguments))))
+        };
     let mut cancelled = downstream.cancelled();
     let forward = |update: mcp_kit::ProgressUpdate| {
         let total = update.total.as_ref().and_then(serde_json::Number::as_f64);
@@ -278,12 +304,12 @@ async fn call(
         tokio::select! {
             outcome = &mut call => {
                 // Progress sent before the result, not forwarded yet.
-                while let Ok(update) = progress.try_recv() {
+                while let Some(update) = progress.as_mut().and_then(|p| p.try_recv().ok()) {
                     forward(update).await;
                 }
                 break outcome;
             }
-            Some(update) = progress.recv() => forward(update).await,
+            Some(update) = next_progress(&mut progress) => forward(update).await,
             Some(ask) = asks.recv() => {
                 match downstream.ask(ask.method, ask.params).await {
                     Ok(answer) => { let _ = ask.reply.send(answer); }

@@ -61,11 +61,11 @@ pub const ENV_VARS: &[(&str, &str)] = &[
 
 /// Descriptions longer than this are cut in schemas (characters).
 pub const DEFAULT_MAX_DESCRIPTION_LEN: usize = 120;
-/// The `inspect` description's budget (o200k tokens). Measured on GitHub's 117 tools: the
-/// full listing is 2,380 tokens, lines of 56 characters 1,950, of 40 about 1,500, names only
-/// 600. At 1,500 that catalog keeps a short line per tool and mcpx's whole `tools/list` is
-/// under 5% of the tools' own; setups of up to about 60 tools keep the full listing
-/// (`docs/benchmarks.md`, mcpx section).
+/// The `inspect` description's budget (o200k tokens). Measured on GitHub's 117 tools
+/// (`docs/benchmarks.md`, mcpx section): the full listing is about 2,300 tokens, names only
+/// about 600; at 1,500 that catalog keeps a 20-character line per tool and mcpx's whole
+/// `tools/list` is 4.6% of the tools' own, and setups of up to about 60 tools keep the full
+/// listing.
 pub const DEFAULT_LISTING_BUDGET_TOKENS: usize = 1500;
 /// How long connecting to one upstream may take, handshake and `tools/list` included.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);

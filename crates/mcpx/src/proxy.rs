@@ -169,6 +169,10 @@ fn answer(outcome: Result<CallToolResult, ExecError>) -> mcp_server::Result<Call
 }
 
 impl Downstream for RequestContext {
+    fn wants_progress(&self) -> bool {
+        RequestContext::wants_progress(self)
+    }
+
     fn progress(
         &self,
         progress: f64,

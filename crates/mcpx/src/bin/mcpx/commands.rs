@@ -220,6 +220,10 @@ fn print(text: &str) -> anyhow::Result<()> {
 struct Terminal;
 
 impl Downstream for Terminal {
+    fn wants_progress(&self) -> bool {
+        true
+    }
+
     fn progress(
         &self,
         progress: f64,
