@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The one benchmark command: builds bench/ (release), runs the MCP server comparison
-# (server-bench) and the JSON-RPC benchmark (jsonrpc-bench), writes docs/benchmarks.md with
-# both and regenerates llms.txt. About 7 minutes on 2 cores; run it on an otherwise idle
-# machine, after scripts/install-peers.sh (the TypeScript and Python SDK peers).
+# The one benchmark command: builds bench/ and the mcpx programs (release), runs the MCP server
+# comparison (server-bench), the JSON-RPC benchmark (jsonrpc-bench) and the mcpx benchmark
+# (mcpx-bench), writes docs/benchmarks.md with all three and regenerates llms.txt. About 8
+# minutes on 2 cores; run it on an otherwise idle machine, after scripts/install-peers.sh
+# (the TypeScript and Python SDK peers) and with the tool catalogs of scripts/fetch-spec.sh.
 #
 #   bench/run.sh           the full run; writes docs/benchmarks.md
 #   bench/run.sh --quick   everything once, briefly; prints the page, writes nothing
@@ -28,9 +29,13 @@ fi
 # shellcheck source=../scripts/peers/env.sh
 source scripts/peers/env.sh
 
-echo "== building bench/ (release)" >&2
+echo "== building bench/ and the mcpx programs (release)" >&2
 cargo build --release --locked --manifest-path bench/Cargo.toml --bins
+# mcpx-bench runs the root workspace's proxy and servers (it finds them in target/release).
+cargo build --release --locked -p mcpx -p mcp-server --bin mcpx --example example_server \
+  --example replay_server
 bin=bench/target/release
+mcpx_bins=(--bin-dir "${CARGO_TARGET_DIR:-target}/release")
 # 1,000 connected sessions need as many sockets on each side.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
@@ -38,11 +43,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if $quick; then
   "$bin/jsonrpc-bench" --quick --out "$work/jsonrpc.md" >/dev/null
-  "$bin/server-bench" --quick --include "$work/jsonrpc.md"
+  "$bin/mcpx-bench" "${mcpx_bins[@]}" --quick --out "$work/mcpx.md" >/dev/null
+  "$bin/server-bench" --quick --include "$work/jsonrpc.md" --include "$work/mcpx.md"
 else
   echo "== jsonrpc-bench" >&2
   "$bin/jsonrpc-bench" --warmup 0.5 --measure 2 --out "$work/jsonrpc.md" >/dev/null
+  echo "== mcpx-bench" >&2
+  "$bin/mcpx-bench" "${mcpx_bins[@]}" --out "$work/mcpx.md" >/dev/null
   echo "== server-bench" >&2
-  "$bin/server-bench" --include "$work/jsonrpc.md" --out docs/benchmarks.md >/dev/null
+  "$bin/server-bench" --include "$work/jsonrpc.md" --include "$work/mcpx.md" \
+    --out docs/benchmarks.md >/dev/null
   scripts/gen-llms-txt.sh
 fi

@@ -4,9 +4,11 @@
 //! Run everything, and write `docs/benchmarks.md`, with `bench/run.sh` (see
 //! `bench/README.md`).
 
+pub mod cli;
 pub mod codec;
 pub mod echo;
 pub mod load;
+pub mod mcpx;
 pub mod payload;
 pub mod peer_args;
 pub mod report;

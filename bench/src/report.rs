@@ -113,6 +113,26 @@ impl Machine {
     }
 }
 
+/// `program args…`'s first line of output (its version, for most programs), or the
+/// program's name when it cannot be run.
+pub fn command_version(program: &str, args: &[&str]) -> String {
+    std::process::Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .and_then(|o| {
+            let text = if o.stdout.is_empty() {
+                o.stderr
+            } else {
+                o.stdout
+            };
+            String::from_utf8(text).ok()
+        })
+        .map(|t| t.lines().next().unwrap_or("").trim().to_owned())
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| program.to_owned())
+}
+
 /// Today's date (UTC) as `YYYY-MM-DD`.
 pub fn today() -> String {
     let days = SystemTime::now()

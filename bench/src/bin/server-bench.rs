@@ -1,11 +1,11 @@
 //! The load generator of the server comparison: runs every server of
 //! `mcp_jsonrpc_bench::load::plan::servers` through the same measurements and prints (or
-//! writes) the report. `bench/run.sh` runs it together with `jsonrpc-bench` and writes
-//! `docs/benchmarks.md`.
+//! writes) the report. `bench/run.sh` runs it together with `jsonrpc-bench` and `mcpx-bench`
+//! and writes `docs/benchmarks.md`.
 //!
 //! ```text
 //! server-bench [--quick] [--runs N] [--warmup S] [--measure S] [--sessions N] [--in-flight N]
-//!              [--connected N] [--idle N] [--no-memory] [--only KEY,KEY] [--include FILE]
+//!              [--connected N] [--idle N] [--no-memory] [--only KEY,KEY] [--include FILE]…
 //!              [--out FILE]
 //! ```
 //!
@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use mcp_jsonrpc_bench::cli;
 use mcp_jsonrpc_bench::load::mcp::{Protocol, Tool};
 use mcp_jsonrpc_bench::load::memory;
 use mcp_jsonrpc_bench::load::plan::{self, Locations, Results, Settings};
@@ -33,13 +34,14 @@ struct Options {
     settings: Settings,
     memory: bool,
     only: Option<Vec<String>>,
-    include: Option<PathBuf>,
+    /// Parts appended to the page, in order (`--include`, repeatable).
+    include: Vec<PathBuf>,
     out: Option<PathBuf>,
 }
 
 const USAGE: &str = "usage: server-bench [--quick] [--runs N] [--warmup S] [--measure S] \
 [--sessions N] [--in-flight N] [--connected N] [--idle N] [--no-memory] [--only KEY,KEY] \
-[--include FILE] [--out FILE]";
+[--include FILE]… [--out FILE]";
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/server-bench");
@@ -58,25 +60,14 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         },
         memory: true,
         only: None,
-        include: None,
+        include: Vec::new(),
         out: None,
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
-        let mut value = |name: &str| {
-            args.next()
-                .cloned()
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        let number =
-            |name: &str, v: String| v.parse::<usize>().map_err(|e| format!("{name} {v:?}: {e}"));
-        let seconds = |name: &str, v: String| {
-            v.parse::<f64>()
-                .ok()
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(Duration::from_secs_f64)
-                .ok_or_else(|| format!("{name} takes seconds, not {v:?}"))
-        };
+        let mut value = |name: &str| cli::value(name, &mut args);
+        let number = |name: &str, v: String| cli::number(name, &v);
+        let seconds = |name: &str, v: String| cli::seconds(name, &v);
         let s = &mut options.settings;
         match arg.as_str() {
             "--quick" => {
@@ -99,7 +90,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--only" => {
                 options.only = Some(value(arg)?.split(',').map(str::to_owned).collect());
             }
-            "--include" => options.include = Some(value(arg)?.into()),
+            "--include" => options.include.push(value(arg)?.into()),
             "--out" => options.out = Some(value(arg)?.into()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -110,19 +101,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let options = match parse_args(&args) {
-        Ok(options) => options,
-        Err(e) => {
-            eprintln!("server-bench: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&options).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("server-bench: {e}");
-            ExitCode::FAILURE
-        }
+    match cli::options("server-bench", USAGE, parse_args(&args)) {
+        Ok(options) => cli::exit("server-bench", run(&options).await),
+        Err(code) => code,
     }
 }
 
@@ -241,7 +222,7 @@ async fn run(options: &Options) -> Result<(), String> {
 
     let section = server_report::markdown(&results, &specs, settings, &machine, &report::today());
     let mut doc = section;
-    if let Some(path) = &options.include {
+    for path in &options.include {
         let included = std::fs::read_to_string(path)
             .map_err(|e| format!("reading {}: {e}", path.display()))?;
         doc.push_str(&included);

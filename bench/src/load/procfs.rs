@@ -94,6 +94,22 @@ pub fn open_fds(pid: u32) -> io::Result<usize> {
     Ok(std::fs::read_dir(format!("/proc/{pid}/fd"))?.count())
 }
 
+/// A running child of this process whose executable is `program` (the first found), for
+/// children spawned by a library that does not tell their process ids.
+pub fn child_running(program: &std::path::Path) -> Option<u32> {
+    let program = program.canonicalize().ok()?;
+    let tasks = std::fs::read_dir("/proc/self/task").ok()?;
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("children")).ok())
+        .flat_map(|children| {
+            children
+                .split_whitespace()
+                .filter_map(|pid| pid.parse::<u32>().ok())
+                .collect::<Vec<_>>()
+        })
+        .find(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok() == Some(program.clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::View;
-use crate::report::Machine;
+use crate::report::{Machine, command_version};
 
 pub(super) fn head(w: &mut String, v: &View<'_>, machine: &Machine, date: &str) {
     let r = v.results;
@@ -13,12 +13,12 @@ pub(super) fn head(w: &mut String, v: &View<'_>, machine: &Machine, date: &str) 
     let _ = writeln!(
         w,
         "Written by the benchmarks themselves; do not edit by hand. One command builds \
-         everything, runs both parts (the MCP servers side by side, then the JSON-RPC layer) \
-         and writes this page (and `llms.txt`), in about 7 minutes on 2 cores; run it on an \
-         otherwise idle machine, after `scripts/install-peers.sh`:\n\n\
+         everything, runs the three parts (the MCP servers side by side, the JSON-RPC layer, \
+         then the mcpx proxy) and writes this page (and `llms.txt`), in about 8 minutes on 2 \
+         cores; run it on an otherwise idle machine, after `scripts/install-peers.sh`:\n\n\
          ```sh\nbench/run.sh\n```\n\n\
          (`bench/run.sh --quick` measures everything once, briefly, and prints the page \
-         without writing it. `bench/README.md` lists the options of the two programs.)\n"
+         without writing it. `bench/README.md` lists the options of the three programs.)\n"
     );
     let _ = writeln!(w, "## MCP servers side by side (`server-bench`)\n");
     let _ = writeln!(w, "- Date: {date}");
@@ -97,23 +97,4 @@ pub(super) fn head(w: &mut String, v: &View<'_>, machine: &Machine, date: &str) 
         s.sessions,
         s.in_flight
     );
-}
-
-/// `program args…`'s first line of output.
-fn command_version(program: &str, args: &[&str]) -> String {
-    std::process::Command::new(program)
-        .args(args)
-        .output()
-        .ok()
-        .and_then(|o| {
-            let text = if o.stdout.is_empty() {
-                o.stderr
-            } else {
-                o.stdout
-            };
-            String::from_utf8(text).ok()
-        })
-        .map(|t| t.lines().next().unwrap_or("").trim().to_owned())
-        .filter(|t| !t.is_empty())
-        .unwrap_or_else(|| program.to_owned())
 }
