@@ -11,9 +11,7 @@ use std::path::PathBuf;
 
 use std::sync::OnceLock;
 
-use mcp_test_support::{
-    ServerProcess, fixture, free_port, node_command, peers_python, run_sdk_client,
-};
+use mcp_test_support::{ServerProcess, free_port, run_sdk_client};
 use serde_json::{Value, json};
 use tokio::process::Command;
 
@@ -53,22 +51,11 @@ async fn start_http() -> ServerProcess {
 }
 
 fn ts(transport: &[&str]) -> Command {
-    let mut command = node_command();
-    command
-        .arg(fixture("ts_client.cjs"))
-        .args(["--plan", &plan()])
-        .args(transport);
-    command
+    mcp_test_support::ts_client(&plan(), transport)
 }
 
 fn py(mode: &str, era: &str, transport: &[&str]) -> Command {
-    let mut command = Command::new(peers_python());
-    command
-        .arg(fixture("py_client.py"))
-        .args(["--plan", &plan(), "--mode", mode, "--expect-era", era])
-        .args(transport)
-        .kill_on_drop(true);
-    command
+    mcp_test_support::py_client(&plan(), mode, era, transport)
 }
 
 fn check(summary: &Value, version: &str) {

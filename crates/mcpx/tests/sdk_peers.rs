@@ -9,8 +9,8 @@ mod support;
 use std::path::PathBuf;
 
 use mcp_test_support::{
-    ServerProcess, everything_js, fixture, free_port, node_command, peers_dir, peers_python,
-    repo_root, run_sdk_client, start_http_server, start_python_http,
+    ServerProcess, everything_js, free_port, peers_dir, repo_root, run_sdk_client,
+    start_http_server, start_python_http,
 };
 use serde_json::{Value, json};
 use support::mcpx_bin;
@@ -90,22 +90,11 @@ fn plan() -> String {
 }
 
 fn ts(transport: &[&str]) -> Command {
-    let mut command = node_command();
-    command
-        .arg(fixture("ts_client.cjs"))
-        .args(["--plan", &plan()])
-        .args(transport);
-    command
+    mcp_test_support::ts_client(&plan(), transport)
 }
 
 fn py(mode: &str, era: &str, transport: &[&str]) -> Command {
-    let mut command = Command::new(peers_python());
-    command
-        .arg(fixture("py_client.py"))
-        .args(["--plan", &plan(), "--mode", mode, "--expect-era", era])
-        .args(transport)
-        .kill_on_drop(true);
-    command
+    mcp_test_support::py_client(&plan(), mode, era, transport)
 }
 
 async fn mcpx_http(config: &std::path::Path) -> ServerProcess {

@@ -228,6 +228,30 @@ pub fn github_catalog_tools() -> Vec<serde_json::Value> {
     }
 }
 
+/// The TypeScript SDK interop client (`fixtures/ts_client.cjs`) with `plan` (JSON), over
+/// `transport` (`["stdio", command, args…]` or `["http", url]`); run it with [`run_sdk_client`].
+pub fn ts_client(plan: &str, transport: &[&str]) -> Command {
+    let mut command = node_command();
+    command
+        .arg(fixture("ts_client.cjs"))
+        .args(["--plan", plan])
+        .args(transport);
+    command
+}
+
+/// The Python SDK interop client (`fixtures/py_client.py`) with `plan` (JSON), in `mode`
+/// (`auto`, `legacy`, `2026-07-28`), failing unless `era` (`legacy`, `modern`) ran, over
+/// `transport` as for [`ts_client`].
+pub fn py_client(plan: &str, mode: &str, era: &str, transport: &[&str]) -> Command {
+    let mut command = Command::new(peers_python());
+    command
+        .arg(fixture("py_client.py"))
+        .args(["--plan", plan, "--mode", mode, "--expect-era", era])
+        .args(transport)
+        .kill_on_drop(true);
+    command
+}
+
 /// Runs an SDK interop client (`fixtures/ts_client.cjs` or `fixtures/py_client.py`, which
 /// print one JSON summary line) to completion within 120 s and returns its summary; panics
 /// with the summary and the client's stderr when a step failed.
