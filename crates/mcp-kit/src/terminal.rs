@@ -110,6 +110,47 @@ pub fn sanitize(text: &str) -> String {
     out
 }
 
+/// Writes `text` and a line break (if it lacks one) on stdout. A closed pipe (`… | head`) is
+/// not an error.
+///
+/// # Errors
+/// Any other write error.
+pub fn write_stdout(text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| {
+            if text.ends_with('\n') {
+                Ok(())
+            } else {
+                stdout.write_all(b"\n")
+            }
+        })
+        .and_then(|()| stdout.flush());
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// The messages of an error and its causes, each cause kept only when the messages before it
+/// do not already say it (a wrapper often repeats its source's text).
+pub fn error_messages(error: &(dyn std::error::Error + 'static)) -> Vec<String> {
+    let mut shown = error.to_string();
+    let mut messages = vec![shown.clone()];
+    let mut cause = error.source();
+    while let Some(current) = cause {
+        let text = current.to_string();
+        if !shown.contains(&text) {
+            shown.push_str(&text);
+            messages.push(text);
+        }
+        cause = current.source();
+    }
+    messages
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

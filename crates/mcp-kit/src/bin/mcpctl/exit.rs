@@ -102,17 +102,10 @@ pub(crate) fn classify(error: &anyhow::Error) -> Exit {
 /// The report of an error: `mcpctl: <message>`, then each cause of the chain that the
 /// message does not already contain, then the data of a JSON-RPC error.
 pub(crate) fn render(error: &anyhow::Error) -> String {
-    let mut shown = error.to_string();
-    let mut report = format!("mcpctl: {shown}");
-    for cause in error.chain().skip(1) {
-        let text = cause.to_string();
-        if shown.contains(&text) {
-            continue;
-        }
-        report.push_str("\n  caused by: ");
-        report.push_str(&text);
-        shown.push_str(&text);
-    }
+    let mut report = format!(
+        "mcpctl: {}",
+        mcp_kit::terminal::error_messages(error.as_ref()).join("\n  caused by: ")
+    );
     let data = error
         .chain()
         .find_map(|cause| cause.downcast_ref::<mcp_kit::Error>())

@@ -1,7 +1,7 @@
 //! Printing results: the output format, JSON, and escaping what servers send before it
 //! reaches a terminal.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use serde_json::Value;
 
@@ -55,24 +55,9 @@ impl Printer {
     }
 }
 
-/// Writes `text` and a line break (if it lacks one) on stdout. A closed pipe (`mcpctl … |
-/// head`) is not an error.
+/// Writes `text` and a line break (if it lacks one) on stdout; a closed pipe is not an error.
 pub(crate) fn write_stdout(text: &str) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    let written = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| {
-            if text.ends_with('\n') {
-                Ok(())
-            } else {
-                stdout.write_all(b"\n")
-            }
-        })
-        .and_then(|()| stdout.flush());
-    match written {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    Ok(mcp_kit::terminal::write_stdout(text)?)
 }
 
 /// A string member of a JSON object, if present.

@@ -1,12 +1,12 @@
 //! What each command does.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
 use mcp_kit::arguments::{json_object, typed_pairs};
-use mcp_kit::terminal::{Table, sanitize};
+use mcp_kit::terminal::{Table, sanitize, write_stdout};
 use mcp_kit::{ServerRequestOutcome, UntrustedStreamableHttpPolicy};
 use mcp_server::BoxFuture;
 use mcpx::config::{ProxyConfig, load};
@@ -199,21 +199,7 @@ async fn serve(proxy: &Proxy, http: Option<&str>) -> anyhow::Result<()> {
 }
 
 fn print(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    let written = out
-        .write_all(text.as_bytes())
-        .and_then(|()| {
-            if text.ends_with('\n') {
-                Ok(())
-            } else {
-                out.write_all(b"\n")
-            }
-        })
-        .and_then(|()| out.flush());
-    match written {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    Ok(write_stdout(text)?)
 }
 
 /// `mcpx exec` on a terminal: progress on stderr; no client to ask for input.

@@ -8,21 +8,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// The error and its causes, each cause added only when the message does not already say it.
-fn message(error: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in error.chain() {
-        let part = cause.to_string();
-        if !text.contains(&part) {
-            if !text.is_empty() {
-                text.push_str(": ");
-            }
-            text.push_str(&part);
-        }
-    }
-    text
-}
-
 fn main() -> ExitCode {
     let args = args::Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCPX_LOG").unwrap_or_else(|_| {
@@ -46,7 +31,11 @@ fn main() -> ExitCode {
     match runtime.block_on(commands::run(args)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("mcpx: {}", message(&e));
+            let messages = mcp_kit::terminal::error_messages(e.as_ref());
+            eprintln!(
+                "mcpx: {}",
+                mcp_kit::terminal::sanitize(&messages.join(": "))
+            );
             ExitCode::FAILURE
         }
     }
