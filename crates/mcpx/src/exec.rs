@@ -199,7 +199,8 @@ pub fn find_tool<'a>(
     })
 }
 
-fn unavailable(server: &str, status: &Status) -> ExecError {
+/// The error of a call or question to `server`, which is in `status` (not ready).
+pub(crate) fn unavailable(server: &str, status: &Status) -> ExecError {
     ExecError::Unavailable {
         server: server.to_owned(),
         state: status.name(),
@@ -400,17 +401,11 @@ pub fn for_agent(mut result: CallToolResult) -> CallToolResult {
         }
         _ => false,
     };
-    let texts = result
+    if !result
         .content
         .iter()
         .filter(|b| matches!(b, ContentBlock::Text(_)))
-        .count();
-    if texts > 0
-        && !result
-            .content
-            .iter()
-            .filter(|b| matches!(b, ContentBlock::Text(_)))
-            .all(repeats)
+        .all(repeats)
     {
         // The text says something of its own: keep it as written.
         return result;

@@ -6,10 +6,10 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::exec::{ExecError, find_tool, find_upstream};
+use crate::exec::{ExecError, find_tool, find_upstream, unavailable};
 use crate::options::ProxyOptions;
 use crate::registry::{CachedTool, Catalog, Registry};
-use crate::text::{SearchDoc, SearchIndex, compact_text};
+use crate::text::{SearchDoc, SearchIndex, compact_text, cut};
 use crate::typescript::{TsOptions, to_typescript};
 
 /// How many matches a query returns.
@@ -73,15 +73,7 @@ pub fn inspect(
     let upstream = find_upstream(registry, server)?;
     let snapshot = upstream.snapshot();
     let Some(catalog) = snapshot.catalog else {
-        return Err(ExecError::Unavailable {
-            server: server.to_owned(),
-            state: snapshot.status.name(),
-            reason: snapshot
-                .status
-                .reason()
-                .unwrap_or("the first connection attempt is still under way")
-                .to_owned(),
-        });
+        return Err(unavailable(server, &snapshot.status));
     };
     let view = View { options };
     match request.tool_name.as_deref() {
@@ -300,13 +292,4 @@ fn search(registry: &Registry, server: Option<&str>, query: &str) -> Inspection 
     });
     let text = compact_text(&json!({ "query": query, "matches": matches })).1;
     Inspection::new(text, structured)
-}
-
-/// `text` cut to at most `max` characters, ending with `...` when cut.
-pub fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().take(max.saturating_sub(3)).collect();
-    format!("{}...", kept.trim_end())
 }

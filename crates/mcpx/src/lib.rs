@@ -7,7 +7,8 @@
 
 // Module layers, bottom up; a module imports only modules on lower lines:
 //
-//   text, typescript   leaves: token counts, TOON, search; JSON Schema → TypeScript
+//   text               leaf: token counts, TOON, search, one-line and cut text
+//   typescript         JSON Schema → TypeScript (its comments use text's one-line form)
 //   options            the proxy's options (the `mcpx` object of the configuration, env vars)
 //   registry           the upstreams: supervised connections, cached catalogs, statuses
 //   config             which file, trusted or not, its servers and options

@@ -7,9 +7,8 @@
 
 use std::fmt::Write as _;
 
-use crate::inspect::cut;
 use crate::registry::{Registry, Snapshot, Status};
-use crate::text::count_tokens;
+use crate::text::{count_tokens, cut, one_line};
 
 /// Instructions of a server are cut at this many characters (the seed's rule).
 pub const INSTRUCTIONS_LEN: usize = 300;
@@ -150,8 +149,4 @@ fn server_lines(out: &mut String, name: &str, snapshot: &Snapshot, detail: Detai
         }
         Detail::Counts => {}
     }
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

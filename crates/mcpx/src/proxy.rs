@@ -42,19 +42,23 @@ impl Proxy {
     /// be called within a Tokio runtime.
     pub fn new(registry: Arc<Registry>, options: ProxyOptions) -> Self {
         let options = Arc::new(options);
-        let exec_def = exec_tool(registry.clone());
+        let listing = listing_text(&registry, &options);
         let server = Server::builder("mcpx", env!("CARGO_PKG_VERSION"))
             .title("mcpx")
             .instructions(INSTRUCTIONS)
-            .tool_def(inspect_tool(registry.clone(), options.clone()))
-            .tool_def(exec_def)
+            .tool_def(inspect_tool(
+                registry.clone(),
+                options.clone(),
+                listing.clone(),
+            ))
+            .tool_def(exec_tool(registry.clone()))
             .build();
         let proxy = Self {
             registry,
             options,
             server,
         };
-        proxy.follow_changes();
+        proxy.follow_changes(listing);
         proxy
     }
 
@@ -68,36 +72,37 @@ impl Proxy {
         &self.registry
     }
 
-    fn follow_changes(&self) {
+    /// Replaces `inspect` whenever the listing differs from the one `shown`.
+    fn follow_changes(&self, mut shown: String) {
         let mut changes = self.registry.changes();
         let registry = Arc::downgrade(&self.registry);
         let options = self.options.clone();
         let server = self.server.clone();
         tokio::spawn(async move {
-            let mut shown = listing_text(&*registry_or_return(&registry)?, &options);
             while changes.changed().await.is_ok() {
-                let registry = registry_or_return(&registry)?;
-                let text = listing_text(&registry, &options);
-                if text != shown {
-                    server.add_tool(inspect_tool(registry.clone(), options.clone()));
-                    shown = text;
+                let Some(registry) = registry.upgrade() else {
+                    return;
+                };
+                let listing = listing_text(&registry, &options);
+                if listing != shown {
+                    server.add_tool(inspect_tool(registry, options.clone(), listing.clone()));
+                    shown = listing;
                 }
             }
-            Some(())
         });
     }
-}
-
-fn registry_or_return(registry: &std::sync::Weak<Registry>) -> Option<Arc<Registry>> {
-    registry.upgrade()
 }
 
 fn listing_text(registry: &Registry, options: &ProxyOptions) -> String {
     listing(registry, options.listing_budget_tokens).text
 }
 
-fn inspect_tool(registry: Arc<Registry>, options: Arc<ProxyOptions>) -> ToolDef {
-    let description = listing_text(&registry, &options);
+/// The `inspect` tool, `description` being the listing.
+fn inspect_tool(
+    registry: Arc<Registry>,
+    options: Arc<ProxyOptions>,
+    description: String,
+) -> ToolDef {
     let schema = json!({
         "type": "object",
         "properties": {

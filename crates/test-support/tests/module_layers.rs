@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The crates held to the rule.
-const CRATES: &[&str] = &["mcp-jsonrpc", "mcp-server", "mcp-kit"];
+const CRATES: &[&str] = &["mcp-jsonrpc", "mcp-server", "mcp-kit", "mcpx"];
 
 type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 

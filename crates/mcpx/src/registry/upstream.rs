@@ -252,29 +252,32 @@ impl Upstream {
             .map_err(|_| format!("no answer within the connect timeout ({limit:?})"))??;
         let server =
             ServerSummary::from_handshake(session.initialize_result(), session.protocol_version());
-        let catalog = self.catalog(server, tools, started.elapsed());
+        let (tools, hidden) = self.filter(tools);
+        let catalog = Catalog {
+            server,
+            tools,
+            hidden,
+            connect_latency: started.elapsed(),
+        };
         Ok((session, catalog))
     }
 
-    fn catalog(
+    /// The tools the filters show, cached, and the names of those they hide.
+    fn filter(
         &self,
-        server: ServerSummary,
         tools: Vec<mcp_schema::Tool>,
-        connect_latency: Duration,
-    ) -> Catalog {
+    ) -> (Arc<Vec<Arc<CachedTool>>>, Arc<Vec<String>>) {
         let (shown, hidden): (Vec<_>, Vec<_>) =
             tools.into_iter().partition(|t| self.options.shows(&t.name));
-        Catalog {
-            server,
-            hidden: Arc::new(hidden.into_iter().map(|t| t.name).collect()),
-            tools: Arc::new(
+        (
+            Arc::new(
                 shown
                     .into_iter()
                     .map(|t| Arc::new(CachedTool::new(t)))
                     .collect(),
             ),
-            connect_latency,
-        }
+            Arc::new(hidden.into_iter().map(|t| t.name).collect()),
+        )
     }
 
     /// Waits while the session is good, refreshing the catalog on `tools/list_changed`;
@@ -333,20 +336,17 @@ impl Upstream {
         }
     }
 
+    /// Lists the tools again; the rest of the catalog (who the server is, how long
+    /// connecting took) stays.
     async fn refresh(&self, session: &Arc<Session>, changed: &(impl Fn() + Send + Sync)) {
-        let started = Instant::now();
         match tokio::time::timeout(self.options.connect_timeout, session.list_all_tools()).await {
             Ok(Ok(tools)) => {
-                let server = self
-                    .state
-                    .read()
-                    .catalog
-                    .as_ref()
-                    .map(|c| c.server.clone())
-                    .unwrap_or_default();
-                let catalog = self.catalog(server, tools, started.elapsed());
-                tracing::info!(upstream = %self.name, tools = catalog.tools.len(), "upstream tools changed");
-                self.state.write().catalog = Some(catalog);
+                let (tools, hidden) = self.filter(tools);
+                tracing::info!(upstream = %self.name, tools = tools.len(), "upstream tools changed");
+                if let Some(catalog) = self.state.write().catalog.as_mut() {
+                    catalog.tools = tools;
+                    catalog.hidden = hidden;
+                }
                 changed();
             }
             Ok(Err(e)) => {

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::print::literal_text;
+pub(super) use crate::text::one_line;
 
 /// Longest `default` value kept in a note, in characters of its JSON; longer ones are cut with
 /// `…`. A default tells the caller what omitting the property means; it is never needed to
@@ -119,12 +120,6 @@ fn item_counts(schema: &Map<String, Value>, tuple: Option<(usize, bool)>, notes:
             notes.push(format!("maxItems: {max}"));
         }
     }
-}
-
-/// `text` with every whitespace run, newlines included, made one space, and no space at the
-/// ends.
-pub(super) fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// `text` cut to at most `max_len` characters, ending with `…` when cut: after the last whole
