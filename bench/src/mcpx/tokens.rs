@@ -221,14 +221,14 @@ pub async fn measure(
             budget,
             detail: at.detail,
             listing: at.tokens,
-            exposure: exposure(&Proxy::new(registry.clone(), options)),
+            exposure: report::exposure(&Proxy::new(registry.clone(), options)),
         });
     }
     let exposure = Exposure {
         label: label.to_owned(),
         direct: upstream_tokens.iter().map(|u| u.direct).sum(),
         upstreams: upstream_tokens,
-        mcpx: exposure(&proxy),
+        mcpx: report::exposure(&proxy),
         detail: default.detail,
         listing: default.tokens,
         budgets: rows,
@@ -236,11 +236,6 @@ pub async fn measure(
     };
     registry.shutdown().await;
     Ok(exposure)
-}
-
-/// mcpx's own `tools/list` result as served (`{"tools":[inspect, exec]}`), tokens.
-fn exposure(proxy: &Proxy) -> usize {
-    count_tokens(&json!({ "tools": proxy.server().tools() }).to_string())
 }
 
 /// Every upstream's tools as a direct client gets them.

@@ -119,13 +119,19 @@ pub fn tokens(proxy: &Proxy, options: &ProxyOptions) -> TokenReport {
         });
     }
     let direct_total = upstreams.iter().map(|u| u.direct).sum();
-    let mcpx_exposure = count_tokens(&json!({ "tools": proxy.server().tools() }).to_string());
+    let mcpx_exposure = exposure(proxy);
     TokenReport {
         upstreams,
         direct_total,
         mcpx_exposure,
         exposure_percent: percent(mcpx_exposure, direct_total),
     }
+}
+
+/// mcpx's own `tools/list` result as served (`{"tools":[inspect, exec]}`), in o200k tokens:
+/// what the agent's prompt carries for every upstream together.
+pub fn exposure(proxy: &Proxy) -> usize {
+    count_tokens(&json!({ "tools": proxy.server().tools() }).to_string())
 }
 
 fn percent(part: usize, whole: usize) -> f64 {
