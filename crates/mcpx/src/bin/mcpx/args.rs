@@ -55,7 +55,7 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Connect to every upstream and show a line each: state, protocol, tools, latency, error.
+    /// Connect to every upstream and show a line each: state, era, protocol, tools, latency, error.
     /// Exits 1 when any upstream is not ready.
     Check,
     /// Token report (o200k): each upstream's direct tools/list versus mcpx's initial
