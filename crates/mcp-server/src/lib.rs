@@ -41,6 +41,8 @@ pub mod uri_template;
 mod validate;
 
 #[cfg(feature = "config")]
+pub use config::value as config_value;
+#[cfg(feature = "config")]
 pub use config::{AuthConfig, ConfigError, ENV_VARS, OAuthConfig, ServerConfig};
 pub use context::RequestContext;
 pub use error::{Error, Result};

@@ -55,8 +55,10 @@ impl Metrics {
         metrics
     }
 
-    /// Records with this server's recorder.
-    pub(crate) fn record(&self, f: impl FnOnce()) {
+    /// Runs `f` with this server's recorder installed, so that the `metrics` macros inside it
+    /// (`metrics::counter!`, `metrics::gauge!`, `metrics::histogram!`) record into this
+    /// server's metrics: how an application adds metrics of its own to `GET /metrics`.
+    pub fn record(&self, f: impl FnOnce()) {
         metrics::with_local_recorder(self.recorder.as_ref(), f);
     }
 

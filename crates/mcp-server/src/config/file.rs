@@ -14,8 +14,15 @@ use crate::TlsConfig;
 
 const SECTIONS: &[&str] = &["server", "http", "tls", "sessions", "limits", "auth"];
 
-/// Parses `text`; `path` names the file in errors and anchors relative TLS paths.
-pub(super) fn parse(text: &str, path: Option<&Path>) -> Result<ServerConfig, ConfigError> {
+/// Parses `text` over `config`; `path` names the file in errors and anchors relative TLS
+/// paths. The sections named in `extra` belong to the application and are returned as they
+/// are.
+pub(super) fn parse(
+    mut config: ServerConfig,
+    text: &str,
+    path: Option<&Path>,
+    extra: &[&str],
+) -> Result<(ServerConfig, Table), ConfigError> {
     let origin = path.map(|p| p.display().to_string());
     let origin = origin.as_deref();
     let mut root: Table = text.parse().map_err(|e: toml::de::Error| {
@@ -26,7 +33,12 @@ pub(super) fn parse(text: &str, path: Option<&Path>) -> Result<ServerConfig, Con
         )
     })?;
     let base = path.and_then(Path::parent);
-    let mut config = ServerConfig::default();
+    let mut application = Table::new();
+    for name in extra {
+        if let Some(section) = root.remove(*name) {
+            application.insert((*name).to_owned(), section);
+        }
+    }
 
     let mut s = Section::take(&mut root, "server", origin)?;
     if let Some(v) = s.string("host", value::HOST)? {
@@ -153,11 +165,12 @@ pub(super) fn parse(text: &str, path: Option<&Path>) -> Result<ServerConfig, Con
     config.auth = auth(&mut root, origin)?;
 
     if let Some(key) = root.keys().next() {
-        let problem = match value::suggestion(key, SECTIONS) {
+        let sections: Vec<&str> = SECTIONS.iter().chain(extra).copied().collect();
+        let problem = match value::suggestion(key, &sections) {
             Some(close) => format!("unknown section (did you mean [{close}]?)"),
             None => format!(
                 "unknown section or key (the sections are {})",
-                SECTIONS
+                sections
                     .iter()
                     .map(|s| format!("[{s}]"))
                     .collect::<Vec<_>>()
@@ -166,7 +179,7 @@ pub(super) fn parse(text: &str, path: Option<&Path>) -> Result<ServerConfig, Con
         };
         return Err(ConfigError::new(origin, key.as_str(), problem));
     }
-    Ok(config)
+    Ok((config, application))
 }
 
 fn auth(root: &mut Table, origin: Option<&str>) -> Result<AuthConfig, ConfigError> {
@@ -377,6 +390,10 @@ impl<'a> Section<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(text: &str, path: Option<&Path>) -> Result<ServerConfig, ConfigError> {
+        super::parse(ServerConfig::default(), text, path, &[]).map(|(config, _)| config)
+    }
 
     fn error(text: &str) -> String {
         parse(text, Some(Path::new("mcp.toml")))

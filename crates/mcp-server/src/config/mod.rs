@@ -24,7 +24,7 @@
 mod env;
 mod file;
 mod serve;
-mod value;
+pub mod value;
 
 use std::fmt;
 use std::io;
@@ -259,6 +259,35 @@ impl ServerConfig {
     ///
     /// As [`ServerConfig::load`].
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        Self::default()
+            .with_file(path, &[])
+            .map(|(config, _)| config)
+    }
+
+    /// Applies the TOML file at `path` to `self` (no environment), for an application with
+    /// defaults of its own, or sections of its own in the same file: the sections named in
+    /// `sections` are not the server's and come back as they are (absent ones are missing
+    /// from the table); any other unknown section is still an error.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("app.toml");
+    /// std::fs::write(&path, "[server]\nhost = \"::1\"\n[sandbox]\nmax_sessions = 3\n").unwrap();
+    /// let mut defaults = mcp_server::ServerConfig::default();
+    /// defaults.port = 8775;
+    /// let (config, sections) = defaults.with_file(&path, &["sandbox"]).unwrap();
+    /// assert_eq!((config.host.as_str(), config.port), ("::1", 8775));
+    /// assert_eq!(sections["sandbox"]["max_sessions"].as_integer(), Some(3));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`ServerConfig::load`].
+    pub fn with_file(
+        self,
+        path: impl AsRef<Path>,
+        sections: &[&str],
+    ) -> Result<(Self, toml::Table), ConfigError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
             origin: Some(path.display().to_string()),
@@ -266,7 +295,7 @@ impl ServerConfig {
             problem: format!("cannot read the configuration file: {e}"),
             source: Some(e),
         })?;
-        file::parse(&text, Some(path))
+        file::parse(self, &text, Some(path), sections)
     }
 
     /// Parses TOML text (no file, no environment); relative TLS paths stay relative to the
@@ -276,7 +305,7 @@ impl ServerConfig {
     ///
     /// As [`ServerConfig::load`].
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
-        file::parse(text, None)
+        file::parse(Self::default(), text, None, &[]).map(|(config, _)| config)
     }
 
     /// The defaults, then the file named by `MCP_CONFIG` when it is set, then the other

@@ -1,25 +1,28 @@
 //! The value syntaxes that the file and the environment share: ports, durations, sizes,
 //! counts, booleans, paths, hosts, and the allowlist entries. Each parser returns the
-//! problem as text; the caller adds which field it was.
+//! problem as text; the caller adds which field it was. Applications on this crate that read
+//! settings of their own use the same syntaxes (`mcp_server::config_value`).
 
 use std::time::Duration;
 
 /// `invalid value "abc" (expected …)`.
-pub(super) fn invalid(shown: &str, expected: &str) -> String {
+pub fn invalid(shown: &str, expected: &str) -> String {
     format!("invalid value {shown} (expected {expected})")
 }
 
 /// A string as it appears in an error message: quoted.
-pub(super) fn quoted(text: &str) -> String {
+pub fn quoted(text: &str) -> String {
     format!("{text:?}")
 }
 
 pub(super) const PORT: &str = "a port number 1-65535, or 0 for any free port";
-pub(super) const DURATION: &str =
+/// What a duration looks like, for error messages.
+pub const DURATION: &str =
     "a duration such as \"30s\", \"500ms\", \"5m\" or \"1h\", or whole seconds";
-pub(super) const SIZE: &str =
-    "a size in bytes such as 16777216, \"64KiB\" or \"16MiB\" (at least 1 byte)";
-pub(super) const COUNT: &str = "a whole number of at least 1";
+/// What a size looks like, for error messages.
+pub const SIZE: &str = "a size in bytes such as 16777216, \"64KiB\" or \"16MiB\" (at least 1 byte)";
+/// What a count looks like, for error messages.
+pub const COUNT: &str = "a whole number of at least 1";
 pub(super) const BOOL: &str = "true or false";
 pub(super) const PATH: &str = "a URL path starting with /, such as \"/mcp\"";
 pub(super) const HOST: &str = "a host name or IP address such as \"127.0.0.1\"";
@@ -38,7 +41,7 @@ pub(super) fn port_number(n: i64) -> Result<u16, String> {
 }
 
 /// `500ms`, `30s`, `5m`, `1h`, `1d`, or whole seconds (`"30"`).
-pub(super) fn duration(text: &str) -> Result<Duration, String> {
+pub fn duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (number, unit) = t.split_at(digits);
@@ -63,7 +66,7 @@ pub(super) fn seconds(n: i64) -> Result<Duration, String> {
 }
 
 /// `16777216`, `64KiB`, `16MiB`, `1GiB` (powers of 1024), `64KB`, `16MB`, `1GB` (of 1000).
-pub(super) fn size(text: &str) -> Result<usize, String> {
+pub fn size(text: &str) -> Result<usize, String> {
     let t = text.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (number, unit) = t.split_at(digits);
@@ -92,7 +95,8 @@ pub(super) fn size_number(n: i64) -> Result<usize, String> {
         .ok_or_else(|| invalid(&n.to_string(), SIZE))
 }
 
-pub(super) fn count(text: &str) -> Result<usize, String> {
+/// A whole number of at least 1.
+pub fn count(text: &str) -> Result<usize, String> {
     text.trim()
         .parse::<usize>()
         .ok()
@@ -109,7 +113,7 @@ pub(super) fn count_number(n: i64) -> Result<usize, String> {
 
 /// The environment's booleans, as seed 004 reads `MCP_ENABLE_CORS`: `true` in any case is
 /// true, anything else false (a value that is neither `true` nor `false` is logged).
-pub(super) fn env_bool(name: &str, text: &str) -> bool {
+pub fn env_bool(name: &str, text: &str) -> bool {
     let t = text.trim();
     if t.eq_ignore_ascii_case("true") {
         return true;
@@ -185,7 +189,7 @@ pub(super) fn text(value: &str, expected: &str) -> Result<String, String> {
 }
 
 /// A comma-separated list (the environment's form of arrays); empty items are skipped.
-pub(super) fn comma_list(text: &str) -> Vec<&str> {
+pub fn comma_list(text: &str) -> Vec<&str> {
     text.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -193,7 +197,7 @@ pub(super) fn comma_list(text: &str) -> Vec<&str> {
 }
 
 /// The closest of `known` to `unknown`, when it is close enough to be a typo.
-pub(super) fn suggestion<'a>(unknown: &str, known: &[&'a str]) -> Option<&'a str> {
+pub fn suggestion<'a>(unknown: &str, known: &[&'a str]) -> Option<&'a str> {
     known
         .iter()
         .map(|k| (edit_distance(unknown, k), *k))

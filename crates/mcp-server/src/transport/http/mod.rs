@@ -306,7 +306,8 @@ fn build_with(
 }
 
 /// `MCP_ENABLE_CORS` semantics: any origin, the MCP methods and request headers, and
-/// `Mcp-Session-Id` readable by scripts (the `Origin` allowlist still applies).
+/// `Mcp-Session-Id` and `MCP-Protocol-Version` readable by scripts (the `Origin` allowlist
+/// still applies).
 fn cors() -> tower_http::cors::CorsLayer {
     use tower_http::cors::{AllowHeaders, Any, CorsLayer};
     let name = HeaderName::from_static;
@@ -317,7 +318,11 @@ fn cors() -> tower_http::cors::CorsLayer {
         // Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name,
         // Authorization) and a tool's `Mcp-Param-*`, which no fixed list can name.
         .allow_headers(AllowHeaders::mirror_request())
-        .expose_headers([name(mcp_jsonrpc::http_headers::SESSION_ID)])
+        .expose_headers([
+            name(mcp_jsonrpc::http_headers::SESSION_ID),
+            HeaderName::from_bytes(mcp_schema::headers::PROTOCOL_VERSION.as_bytes())
+                .expect("a valid header name"),
+        ])
 }
 
 async fn endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
