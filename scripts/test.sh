@@ -13,6 +13,7 @@ need cargo "Install Rust with rustup: https://rustup.rs"
 need node "Install Node.js 20 or newer (Debian: apt-get install nodejs npm)."
 need python3 "Install Python 3.10 or newer (Debian: apt-get install python3 python3-venv)."
 
+scripts/install-system-deps.sh
 scripts/install-peers.sh
 # shellcheck source=peers/env.sh
 source scripts/peers/env.sh

@@ -1,0 +1,363 @@
+//! The five tools end to end, over stdio and streamable HTTP, with mcp-kit as the client:
+//! state that persists in both templates, commands and exit codes, sessions listed, stopped,
+//! reaped and evicted, volumes, timeouts, progress and workspace resources.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::{Sandbox, Transport, processes_with, start, text};
+
+async fn persists(sandbox: &Sandbox) {
+    // Python: variables, imports and functions; the last expression is shown.
+    let first = sandbox
+        .python(None, "import math\nx = 41\ndef twice(n):\n    return 2 * n")
+        .await;
+    assert_eq!(first["session_created"], true);
+    assert_eq!(first["status"], "ok", "{first:#}");
+    let id = first["session_id"].as_str().unwrap();
+    let second = sandbox
+        .python(Some(id), "print(math.floor(2.5))\ntwice(x + 1)")
+        .await;
+    assert_eq!(second["session_created"], false);
+    assert_eq!(second["stdout"], "2\n84\n", "{second:#}");
+    // Files written by code are there for commands, and back.
+    sandbox
+        .python(Some(id), "open('data.txt', 'w').write('from python')")
+        .await;
+    let cat = sandbox
+        .shell(Some(id), "cat data.txt && echo ' and sh' > more.txt")
+        .await;
+    assert_eq!(cat["stdout"], "from python");
+    let back = sandbox.python(Some(id), "open('more.txt').read()").await;
+    assert_eq!(back["stdout"], "' and sh\\n'\n");
+
+    // Node: top-level await, redeclared let/const, require.
+    let node = sandbox
+        .code(
+            "node",
+            None,
+            "const x = await Promise.resolve(41)\nlet y = 1",
+        )
+        .await;
+    assert_eq!(node["template"], "node");
+    let id = node["session_id"].as_str().unwrap();
+    let again = sandbox
+        .code(
+            "node",
+            Some(id),
+            "let y = 2\nconst fs = require('fs')\nfs.writeFileSync('n.txt', String(x + y))\nx + y",
+        )
+        .await;
+    assert_eq!(again["stdout"], "43\n", "{again:#}");
+    let file = sandbox.shell(Some(id), "cat n.txt").await;
+    assert_eq!(file["stdout"], "43");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn state_persists_in_both_templates_over_stdio_and_http() {
+    for transport in [Transport::Stdio, Transport::Http] {
+        let sandbox = start(transport, &[]).await;
+        persists(&sandbox).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn state_persists_for_a_stateful_era_client() {
+    let sandbox = support::start_with(Transport::Http, &[], Some("2025-06-18")).await;
+    persists(&sandbox).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn errors_exit_codes_and_direct_arguments() {
+    let sandbox = start(Transport::Stdio, &[]).await;
+    let raised = sandbox
+        .call("execute_code", json!({ "code": "1 / 0" }))
+        .await;
+    assert_eq!(raised["isError"], true);
+    let out = &raised["structuredContent"];
+    assert_eq!(out["error"]["name"], "ZeroDivisionError");
+    assert_eq!(out["exit_code"], 1);
+    let stderr = out["stderr"].as_str().unwrap();
+    assert!(
+        stderr.contains("ZeroDivisionError: division by zero"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("python.py"),
+        "driver frames shown: {stderr}"
+    );
+    let id = out["session_id"].as_str().unwrap();
+    // The session survives an exception.
+    assert_eq!(sandbox.python(Some(id), "1 + 1").await["stdout"], "2\n");
+
+    let failed = sandbox
+        .call(
+            "execute_command",
+            json!({ "command": "echo out; echo err >&2; exit 3" }),
+        )
+        .await;
+    assert_eq!(failed["isError"], true);
+    assert_eq!(failed["structuredContent"]["exit_code"], 3);
+    assert_eq!(text(&failed), "stdout:\nout\nstderr:\nerr\n[exit code 3]");
+
+    let direct = sandbox
+        .call(
+            "execute_command",
+            json!({ "command": "printf", "args": ["%s|%s", "a b", "$HOME;c"] }),
+        )
+        .await;
+    assert_eq!(
+        direct["structuredContent"]["stdout"], "a b|$HOME;c",
+        "{direct:#}"
+    );
+    let missing = sandbox
+        .call(
+            "execute_command",
+            json!({ "command": "no-such-program", "args": [] }),
+        )
+        .await;
+    assert_eq!(missing["isError"], true);
+    assert_eq!(missing["structuredContent"]["exit_code"], 127);
+    let killed = sandbox.shell(None, "kill -9 $$").await;
+    assert_eq!(
+        (killed["status"].as_str(), killed["signal"].as_i64()),
+        (Some("error"), Some(9))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sessions_are_listed_stopped_and_then_unknown() {
+    let sandbox = start(Transport::Http, &[]).await;
+    let a = sandbox.new_session().await;
+    let b = sandbox.python(None, "import time").await["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut ids = sandbox.session_ids().await;
+    ids.sort();
+    let mut expected = vec![a.clone(), b.clone()];
+    expected.sort();
+    assert_eq!(ids, expected);
+    let one = sandbox.ok("get_sessions", json!({ "session_id": a })).await;
+    assert_eq!(one["sessions"][0]["template"], "python");
+    assert_eq!(one["sessions"][0]["flavor"], "small");
+    assert_eq!(one["sessions"][0]["executions"], 1);
+
+    let workspace = sandbox.workspace(&a);
+    assert!(workspace.is_dir());
+    sandbox.ok("stop_session", json!({ "session_id": a })).await;
+    assert!(!workspace.exists(), "the workspace was removed");
+    assert_eq!(sandbox.session_ids().await, [b.clone()]);
+    let gone = sandbox
+        .call("execute_code", json!({ "code": "1", "session_id": a }))
+        .await;
+    assert_eq!(gone["isError"], true);
+    assert!(
+        text(&gone).starts_with(&format!("unknown session `{a}`")),
+        "{gone:#}"
+    );
+    // A template or flavor other than the session's is refused, naming both.
+    let mismatch = sandbox
+        .call(
+            "execute_code",
+            json!({ "code": "1", "session_id": b, "template": "node" }),
+        )
+        .await;
+    assert!(
+        text(&mismatch).contains("runs python, not node"),
+        "{mismatch:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn idle_sessions_are_reaped() {
+    let sandbox = start(
+        Transport::Stdio,
+        &[("MSB_SESSION_TIMEOUT", "1"), ("MSB_CLEANUP_INTERVAL", "1")],
+    )
+    .await;
+    let id = sandbox.new_session().await;
+    let workspace = sandbox.workspace(&id);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !sandbox.session_ids().await.is_empty() {
+        assert!(Instant::now() < deadline, "the idle session was not reaped");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(!workspace.exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_least_recently_used_idle_session_makes_room() {
+    let sandbox = start(Transport::Stdio, &[("MSB_MAX_SESSIONS", "2")]).await;
+    let a = sandbox.new_session().await;
+    let b = sandbox.new_session().await;
+    sandbox.python(Some(&a), "1").await; // a is now more recently used than b
+    let c = sandbox.new_session().await;
+    let mut ids = sandbox.session_ids().await;
+    ids.sort();
+    let mut expected = vec![a, c];
+    expected.sort();
+    assert_eq!(ids, expected, "b was evicted");
+    assert!(!sandbox.workspace(&b).exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn volumes_are_mounted_and_read_only_where_marked() {
+    let host = tempfile::tempdir().unwrap();
+    let (rw, ro) = (host.path().join("rw"), host.path().join("ro"));
+    std::fs::create_dir_all(&rw).unwrap();
+    std::fs::create_dir_all(&ro).unwrap();
+    std::fs::write(ro.join("input.txt"), "shared input").unwrap();
+    let volumes = format!(
+        r#"["{}:/mnt/rw", "{}:/mnt/ro:ro"]"#,
+        rw.display(),
+        ro.display()
+    );
+    let sandbox = start(Transport::Stdio, &[("MSB_SHARED_VOLUME_PATH", &volumes)]).await;
+    let paths = sandbox.ok("get_volume_path", json!({})).await;
+    assert_eq!(
+        paths,
+        json!({ "workspace": "/workspace", "volumes": [
+            { "path": "/mnt/rw", "read_only": false },
+            { "path": "/mnt/ro", "read_only": true }
+        ]})
+    );
+    let read = sandbox
+        .shell(None, "cat /mnt/ro/input.txt && echo made > /mnt/rw/out.txt")
+        .await;
+    assert_eq!(read["stdout"], "shared input");
+    assert_eq!(
+        std::fs::read_to_string(rw.join("out.txt")).unwrap(),
+        "made\n"
+    );
+    let write = sandbox.shell(None, "echo no > /mnt/ro/x.txt").await;
+    assert_eq!(write["status"], "error");
+    assert!(
+        write["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("Read-only file system"),
+        "{write:#}"
+    );
+    assert!(!ro.join("x.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_timeout_stops_everything_the_call_started_and_the_session_goes_on() {
+    let sandbox = start(Transport::Stdio, &[]).await;
+    let id = sandbox.new_session().await;
+    sandbox
+        .python(Some(&id), "x = 1\nopen('kept.txt', 'w').write('kept')")
+        .await;
+    let started = Instant::now();
+    let result = sandbox
+        .call(
+            "execute_code",
+            json!({
+                "session_id": id,
+                "timeout": 1,
+                "code": "import subprocess, time\nsubprocess.Popen(['sleep', '7654321'])\nprint('before', flush=True)\ntime.sleep(60)"
+            }),
+        )
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(15));
+    let out = &result["structuredContent"];
+    assert_eq!(
+        (out["status"].as_str(), out["timed_out"].as_bool()),
+        (Some("timeout"), Some(true))
+    );
+    assert_eq!(out["stdout"], "before\n", "output so far is kept");
+    assert!(
+        text(&result).contains("timed out after 1.0 s"),
+        "{result:#}"
+    );
+    assert!(
+        processes_with("7654321").is_empty(),
+        "the background process is gone"
+    );
+    // The session is usable; its interpreter is new (x is gone), its files are not.
+    let after = sandbox
+        .python(Some(&id), "print(open('kept.txt').read())\nx")
+        .await;
+    assert_eq!(after["interpreter_restarted"], true);
+    assert_eq!(after["error"]["name"], "NameError");
+    assert_eq!(after["stdout"], "kept\n");
+    let listed = sandbox
+        .ok("get_sessions", json!({ "session_id": id }))
+        .await;
+    assert_eq!(listed["sessions"][0]["interpreter_restarts"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn output_streams_as_progress_while_the_code_runs() {
+    let sandbox = start(Transport::Http, &[]).await;
+    let code =
+        "import time\nfor i in range(3):\n    print('line', i, flush=True)\n    time.sleep(0.2)";
+    let (mut progress, call) = sandbox
+        .session
+        .call_tool_with_progress("execute_code", json!({ "code": code }).as_object().cloned());
+    let result = call.await.expect("execute_code");
+    assert_eq!(
+        serde_json::to_value(&result).unwrap()["structuredContent"]["stdout"],
+        "line 0\nline 1\nline 2\n"
+    );
+    let mut messages = String::new();
+    let mut count = 0;
+    while let Ok(update) = progress.try_recv() {
+        messages.push_str(update.message.as_deref().unwrap_or_default());
+        count += 1;
+    }
+    assert!(count >= 2, "output came in {count} notifications");
+    assert_eq!(messages, "line 0\nline 1\nline 2\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn workspace_files_are_resources() {
+    let sandbox = start(Transport::Http, &[]).await;
+    let out = sandbox
+        .python(
+            None,
+            "import os\nos.makedirs('out', exist_ok=True)\nopen('out/report.txt', 'w').write('done')\n\
+             open('out/pixel.png', 'wb').write(bytes([137, 80, 78, 71, 0, 255]))\n\
+             os.symlink('/etc/hostname', 'escape')\nos.symlink('../../..', 'up')",
+        )
+        .await;
+    let id = out["session_id"].as_str().unwrap();
+    let session = &sandbox.session;
+    let read = |path: &str| {
+        let uri = format!("sandbox://{id}/{path}");
+        async move {
+            session
+                .read_resource(&uri)
+                .await
+                .map(|r| serde_json::to_value(r).unwrap())
+        }
+    };
+    let report = read("out/report.txt").await.expect("read");
+    assert_eq!(report["contents"][0]["text"], "done");
+    assert_eq!(report["contents"][0]["mimeType"], "text/plain");
+    let image = read("out/pixel.png").await.expect("read");
+    assert_eq!(image["contents"][0]["blob"], "iVBORwD/");
+    assert_eq!(image["contents"][0]["mimeType"], "image/png");
+    let listing = read("out").await.expect("read");
+    assert_eq!(
+        listing["contents"][0]["text"],
+        "pixel.png\t6\nreport.txt\t4"
+    );
+    for escape in ["escape", "up/etc/passwd", "../x"] {
+        let error = read(escape).await.expect_err("refused");
+        assert!(
+            error.to_string().contains("out of the workspace")
+                || error.to_string().contains("leaves"),
+            "{escape}: {error}"
+        );
+    }
+    let templates = sandbox
+        .session
+        .list_all_resource_templates()
+        .await
+        .expect("templates");
+    assert_eq!(templates[0].uri_template, "sandbox://{session_id}/{+path}");
+}
