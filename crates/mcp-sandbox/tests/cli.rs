@@ -94,7 +94,9 @@ async fn the_file_sets_sandbox_and_server_and_its_errors_name_the_key() {
     let good = dir.path().join("sandbox.toml");
     std::fs::write(
         &good,
-        format!("[server]\nport = {port}\n[sandbox]\nmax_sessions = 3\ndefault_flavor = \"medium\"\n"),
+        format!(
+            "[server]\nport = {port}\n[sandbox]\nmax_sessions = 3\ndefault_flavor = \"medium\"\n"
+        ),
     )
     .unwrap();
     let root = tempfile::tempdir().unwrap();
@@ -118,7 +120,10 @@ async fn the_file_sets_sandbox_and_server_and_its_errors_name_the_key() {
     let out = serde_json::to_value(result).unwrap();
     assert_eq!(out["structuredContent"]["flavor"], "medium");
     let list = session.call_tool("get_sessions", None).await.unwrap();
-    assert_eq!(serde_json::to_value(list).unwrap()["structuredContent"]["max_sessions"], 3);
+    assert_eq!(
+        serde_json::to_value(list).unwrap()["structuredContent"]["max_sessions"],
+        3
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -150,7 +155,10 @@ async fn cors_health_and_metrics() {
     let headers = preflight.headers();
     assert_eq!(headers["access-control-allow-origin"], "*");
     let allowed = headers["access-control-allow-headers"].to_str().unwrap();
-    assert!(allowed.contains("mcp-session-id") && allowed.contains("mcp-protocol-version"), "{allowed}");
+    assert!(
+        allowed.contains("mcp-session-id") && allowed.contains("mcp-protocol-version"),
+        "{allowed}"
+    );
 
     let manager = Manager::new(
         Config::default().with_server("s", ServerConfig::streamable_http(server.url.clone())),
@@ -167,21 +175,39 @@ async fn cors_health_and_metrics() {
         .post(&server.url)
         .header("Origin", "http://localhost:5173")
         .header("Accept", "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "browser", "version": "1"}}}))
+            "clientInfo": {"name": "browser", "version": "1"}}}),
+        )
         .send()
         .await
         .unwrap();
-    let exposed = post.headers()["access-control-expose-headers"].to_str().unwrap().to_owned();
-    assert!(exposed.contains("mcp-session-id") && exposed.contains("mcp-protocol-version"), "{exposed}");
+    let exposed = post.headers()["access-control-expose-headers"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        exposed.contains("mcp-session-id") && exposed.contains("mcp-protocol-version"),
+        "{exposed}"
+    );
 
     let base = server.url.trim_end_matches("/mcp");
     let health = http.get(format!("{base}/health")).send().await.unwrap();
     assert_eq!(health.status(), 200);
-    let metrics = http.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
+    let metrics = http
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(metrics.contains("sandbox_sessions_active 1"), "{metrics}");
-    assert!(metrics.contains("sandbox_executions_total{outcome=\"ok\"} 1"), "{metrics}");
+    assert!(
+        metrics.contains("sandbox_executions_total{outcome=\"ok\"} 1"),
+        "{metrics}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -219,7 +245,11 @@ async fn sigterm_lets_a_running_call_finish_then_removes_every_sandbox() {
     let terminate = async {
         let first = tokio::time::timeout(Duration::from_secs(30), progress.recv()).await;
         assert!(matches!(first, Ok(Some(_))), "the call started");
-        let killed = Command::new("kill").args(["-TERM", &pid.to_string()]).status().await.unwrap();
+        let killed = Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .await
+            .unwrap();
         assert!(killed.success());
     };
     let (result, ()) = tokio::join!(call, terminate);
@@ -233,8 +263,15 @@ async fn sigterm_lets_a_running_call_finish_then_removes_every_sandbox() {
         .expect("exited")
         .unwrap();
     assert!(status.success(), "{status}");
-    assert!(processes_with("4321987").is_empty(), "a sandbox process outlived the server");
-    let left: Vec<_> = std::fs::read_dir(root.path()).unwrap().flatten().map(|e| e.path()).collect();
+    assert!(
+        processes_with("4321987").is_empty(),
+        "a sandbox process outlived the server"
+    );
+    let left: Vec<_> = std::fs::read_dir(root.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
     let cgroups = std::fs::read_to_string("/proc/self/cgroup").unwrap();
     for line in cgroups.lines() {

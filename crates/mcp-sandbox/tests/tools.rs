@@ -149,7 +149,7 @@ async fn sessions_are_listed_stopped_and_then_unknown() {
     assert!(workspace.is_dir());
     sandbox.ok("stop_session", json!({ "session_id": a })).await;
     assert!(!workspace.exists(), "the workspace was removed");
-    assert_eq!(sandbox.session_ids().await, [b.clone()]);
+    assert_eq!(sandbox.session_ids().await, std::slice::from_ref(&b));
     let gone = sandbox
         .call("execute_code", json!({ "code": "1", "session_id": a }))
         .await;

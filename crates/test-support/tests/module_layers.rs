@@ -10,7 +10,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The crates held to the rule.
-const CRATES: &[&str] = &["mcp-jsonrpc", "mcp-server", "mcp-kit", "mcpx"];
+const CRATES: &[&str] = &[
+    "mcp-jsonrpc",
+    "mcp-server",
+    "mcp-kit",
+    "mcpx",
+    "mcp-sandbox",
+];
 
 type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 
