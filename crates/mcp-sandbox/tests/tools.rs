@@ -53,6 +53,17 @@ async fn persists(sandbox: &Sandbox) {
     assert_eq!(again["stdout"], "43\n", "{again:#}");
     let file = sandbox.shell(Some(id), "cat n.txt").await;
     assert_eq!(file["stdout"], "43");
+    // Without a template, a call into an existing session runs in its language.
+    let result = sandbox
+        .call(
+            "execute_code",
+            json!({ "code": "typeof x", "session_id": id }),
+        )
+        .await;
+    assert_eq!(
+        result["structuredContent"]["stdout"], "'number'\n",
+        "{result:#}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -360,4 +371,47 @@ async fn workspace_files_are_resources() {
         .await
         .expect("templates");
     assert_eq!(templates[0].uri_template, "sandbox://{session_id}/{+path}");
+}
+
+async fn warm(sandbox: &Sandbox) -> u64 {
+    let list = sandbox.ok("get_sessions", json!({})).await;
+    list["warm_sandboxes"]["python"].as_u64().unwrap()
+}
+
+/// A new session of the default flavor takes a sandbox started ahead (its workspace directory
+/// is renamed to the session's), and another one starts in its place.
+#[tokio::test(flavor = "multi_thread")]
+async fn new_sessions_take_warm_sandboxes() {
+    let sandbox = start(Transport::Stdio, &[("MSB_POOL_SIZE", "1")]).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while warm(&sandbox).await == 0 {
+        assert!(Instant::now() < deadline, "no warm sandbox");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let pool = sandbox.workspace("x").parent().unwrap().join(".pool");
+    let names = |dir: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let before = names(&pool);
+    let out = sandbox.python(None, "'warm'").await;
+    assert_eq!(out["stdout"], "'warm'\n");
+    let after = names(&pool);
+    let taken: Vec<&String> = before.iter().filter(|n| !after.contains(n)).collect();
+    assert_eq!(
+        taken.len(),
+        1,
+        "one warm sandbox was taken: {before:?} → {after:?}"
+    );
+    while warm(&sandbox).await == 0 {
+        assert!(Instant::now() < deadline, "the pool was not refilled");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Without a pool, nothing is started ahead.
+    let cold = start(Transport::Stdio, &[("MSB_POOL_SIZE", "0")]).await;
+    assert_eq!(warm(&cold).await, 0);
+    assert_eq!(cold.python(None, "1").await["stdout"], "1\n");
 }

@@ -196,6 +196,18 @@ pub const FIELDS: &[Field] = &[
         },
     },
     Field {
+        key: "pool_size",
+        var: "MSB_POOL_SIZE",
+        help: "sandboxes of the default flavor kept started per template, so new sessions do not wait (1; 0: none)",
+        set: |c, t| {
+            c.pool_size = t
+                .trim()
+                .parse()
+                .map_err(|_| invalid(&quoted(t), "a whole number, 0 or more"))?;
+            Ok(())
+        },
+    },
+    Field {
         key: "workspace_root",
         var: "MSB_WORKSPACE_ROOT",
         help: "where session workspaces live (a new temporary directory, removed at shutdown)",

@@ -51,6 +51,9 @@ pub struct SandboxConfig {
     pub tmp_size: u64,
     /// How long an interpreter may take to start (default 10 s).
     pub start_timeout: Duration,
+    /// Sandboxes of the default flavor kept started per template, so that a new session
+    /// does not wait for one (default 1; 0: none).
+    pub pool_size: usize,
     /// Where session workspaces live (default: a new directory in the system's temporary
     /// directory, removed at shutdown).
     pub workspace_root: Option<PathBuf>,
@@ -82,6 +85,7 @@ impl Default for SandboxConfig {
             max_open_files: 1024,
             tmp_size: 256 << 20,
             start_timeout: Duration::from_secs(10),
+            pool_size: 1,
             workspace_root: None,
             bwrap: None,
             python: None,

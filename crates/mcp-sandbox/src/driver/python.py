@@ -13,23 +13,23 @@
 # run starts a program (stdin /dev/null, output inherited) and waits for it.
 # EOF on fd 3 ends the driver with status 0.
 
-import ast
-import asyncio
+# Only what the first cell needs is imported at start (the cold start of a session is the
+# interpreter's start plus these); asyncio, subprocess, traceback and linecache are imported
+# when a cell first needs them.
+import _ast
 import builtins
 import errno
-import inspect
 import json
-import linecache
 import os
-import re
-import subprocess
 import sys
-import traceback
 import types
 
 WORKSPACE = os.environ.get("MCP_SANDBOX_WORKSPACE", "/workspace")
 CTRL_IN, CTRL_OUT = 3, 4
-FENCE_RE = re.compile(r"[0-9a-f]{32}\Z")
+HEX = frozenset("0123456789abcdef")
+CO_COROUTINE = 0x80  # inspect.CO_COROUTINE: the code object awaits at top level
+# Every cell's source, by file name, for tracebacks (given to linecache when it is loaded).
+cell_sources = {}
 CELL_PREFIX = "<cell"
 
 # Keep the control pipes away from every process user code starts.
@@ -44,7 +44,7 @@ sys.modules["__main__"] = main_module
 user_ns = main_module.__dict__
 sys.path[0:1] = ["", WORKSPACE]
 
-loop = asyncio.new_event_loop()
+loop = None  # the session's event loop, made by the first cell that awaits
 DRIVER_PID = os.getpid()
 
 
@@ -70,12 +70,23 @@ def user_stderr():
     return sys.stderr if hasattr(sys.stderr, "write") else sys.__stderr__
 
 
+def share_sources():
+    """Give the cells' sources to linecache once something (a traceback) has loaded it."""
+    linecache = sys.modules.get("linecache")
+    if linecache is not None:
+        for name, source in cell_sources.items():
+            if name not in linecache.cache:
+                linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+
+
 def run_maybe_async(code):
     """Run a compiled code object; a coroutine (top-level await) runs on the session loop."""
     global loop
     result = eval(code, user_ns)
-    if code.co_flags & inspect.CO_COROUTINE:  # the cell itself awaits
-        if loop.is_closed():
+    if code.co_flags & CO_COROUTINE:  # the cell itself awaits
+        import asyncio
+
+        if loop is None or loop.is_closed():
             loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         result = loop.run_until_complete(result)
@@ -86,13 +97,14 @@ def exec_cell(req_id, source):
     """Execute one cell; return None on success or the exception it raised."""
     filename = "%s-%d>" % (CELL_PREFIX, req_id)
     # Register the source so tracebacks (even later ones) can show cell lines.
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    cell_sources[filename] = source
+    share_sources()
+    flags = _ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     try:
-        tree = compile(source, filename, "exec", ast.PyCF_ONLY_AST | flags, dont_inherit=True)
+        tree = compile(source, filename, "exec", _ast.PyCF_ONLY_AST | flags, dont_inherit=True)
         last = None
-        if tree.body and isinstance(tree.body[-1], ast.Expr):
-            last = ast.Expression(tree.body.pop().value)
+        if tree.body and isinstance(tree.body[-1], _ast.Expr):
+            last = _ast.Expression(tree.body.pop().value)
         body = compile(tree, filename, "exec", flags, dont_inherit=True)
         tail = compile(last, filename, "eval", flags, dont_inherit=True) if last is not None else None
         run_maybe_async(body)
@@ -115,6 +127,9 @@ def report_exception(exc):
     else:
         message = str(exc)
         try:
+            import traceback
+
+            share_sources()
             traceback.print_exception(type(exc), exc, tb, file=user_stderr())
         except BaseException:
             pass
@@ -132,6 +147,8 @@ def run_program(req):
             return protocol_error("'argv' must be a non-empty list of strings (or give 'shell')")
     flush_std_streams()
     try:
+        import subprocess
+
         proc = subprocess.run(argv, stdin=subprocess.DEVNULL, cwd=WORKSPACE)
     except OSError as exc:
         code = exc.errno or errno.EIO
@@ -157,7 +174,7 @@ def handle(line):
     if not isinstance(req_id, int) or isinstance(req_id, bool):
         req_id = None
     fence = req.get("fence")
-    fence = fence if isinstance(fence, str) and FENCE_RE.match(fence) else None
+    fence = fence if isinstance(fence, str) and len(fence) == 32 and HEX.issuperset(fence) else None
     done = {"id": req_id}
     try:
         done.update(dispatch(req, req_id, fence))

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::AbortOnDropHandle;
 
+use super::pool::Pool;
 use super::{Session, SessionError, SessionInfo, Shared};
 use crate::backend::{Backend, Volume};
 use crate::config::SandboxConfig;
@@ -20,6 +21,7 @@ pub struct Sessions {
     shared: Arc<Shared>,
     root: PathBuf,
     sessions: parking_lot::Mutex<HashMap<String, Arc<Session>>>,
+    pool: Arc<Pool>,
     /// Creations one at a time, so that the caps hold.
     creating: tokio::sync::Mutex<()>,
     closing: CancellationToken,
@@ -45,7 +47,9 @@ fn new_id() -> String {
 
 impl Sessions {
     /// Sessions on `backend`, with their workspaces under `root` (which the caller creates
-    /// and removes), and a reaper stopping those idle longer than the session timeout.
+    /// and removes), warm sandboxes starting (`pool_size` per template), and a reaper
+    /// stopping sessions idle longer than the session timeout. Call it within a Tokio
+    /// runtime.
     pub fn new(
         config: SandboxConfig,
         backend: Arc<dyn Backend>,
@@ -53,15 +57,20 @@ impl Sessions {
         root: &Path,
     ) -> Arc<Self> {
         let interval = config.cleanup_interval;
+        let pool_size = config.pool_size;
+        let shared = Arc::new(Shared {
+            backend,
+            config,
+            volumes,
+            metrics: std::sync::OnceLock::new(),
+        });
+        let pool = Pool::new(shared.clone(), &root.join(".pool"), pool_size);
+        pool.fill();
         let sessions = Arc::new(Self {
-            shared: Arc::new(Shared {
-                backend,
-                config,
-                volumes,
-                metrics: std::sync::OnceLock::new(),
-            }),
+            shared,
             root: root.to_owned(),
             sessions: parking_lot::Mutex::new(HashMap::new()),
+            pool,
             creating: tokio::sync::Mutex::new(()),
             closing: CancellationToken::new(),
             reaper: parking_lot::Mutex::new(None),
@@ -118,6 +127,11 @@ impl Sessions {
         &self.shared.volumes
     }
 
+    /// How many warm sandboxes of each template are ready for new sessions.
+    pub fn warm(&self) -> Vec<(Template, usize)> {
+        self.pool.ready()
+    }
+
     /// The live session `id`.
     pub fn get(&self, id: &str) -> Option<Arc<Session>> {
         self.sessions.lock().get(id).cloned()
@@ -136,8 +150,9 @@ impl Sessions {
     }
 
     /// The session `id` if given (checked against `template` and `flavor` when they are
-    /// given), else a new session of `template` (default Python) and `flavor` (default the
-    /// configured one). The boolean says whether it was created.
+    /// given), else a new session of `template` (default: the first this host can run,
+    /// Python before Node) and `flavor` (default: the configured one). The boolean says
+    /// whether it was created.
     ///
     /// # Errors
     /// See [`SessionError`].
@@ -174,8 +189,11 @@ impl Sessions {
             }
             return Ok((session, false));
         }
-        let template = template.unwrap_or_default();
-        if !self.shared.backend.templates().contains(&template) {
+        let available = self.shared.backend.templates();
+        let template = template
+            .or_else(|| available.first().copied())
+            .unwrap_or_default();
+        if !available.contains(&template) {
             return Err(SessionError::TemplateUnavailable(template));
         }
         let flavor = flavor.unwrap_or(self.shared.config.default_flavor);
@@ -183,15 +201,37 @@ impl Sessions {
         self.make_room(flavor).await?;
         let id = new_id();
         let workspace = self.root.join(&id);
-        tokio::fs::create_dir_all(&workspace)
-            .await
-            .map_err(|e| SessionError::StartFailed(format!("cannot create the workspace: {e}")))?;
+        let warm = if flavor == self.shared.config.default_flavor {
+            self.pool.take(template)
+        } else {
+            None
+        };
+        let running = match warm {
+            // The sandbox keeps its mount of the directory, whatever its name on the host.
+            Some(warm) => match tokio::fs::rename(&warm.workspace, &workspace).await {
+                Ok(()) => Some(warm.running),
+                Err(e) => {
+                    tracing::warn!("cannot hand a warm sandbox its session's name: {e}");
+                    let mut running = warm.running;
+                    running.handle.kill().await;
+                    let _ = tokio::fs::remove_dir_all(&warm.workspace).await;
+                    None
+                }
+            },
+            None => None,
+        };
+        if running.is_none() {
+            tokio::fs::create_dir_all(&workspace).await.map_err(|e| {
+                SessionError::StartFailed(format!("cannot create the workspace: {e}"))
+            })?;
+        }
         let session = Arc::new(Session::new(
             id.clone(),
             template,
             flavor,
             workspace,
             self.shared.clone(),
+            running,
         ));
         self.sessions.lock().insert(id, session.clone());
         self.update_gauge();
@@ -272,6 +312,7 @@ impl Sessions {
     pub async fn shutdown(&self) {
         self.closing.cancel();
         self.reaper.lock().take();
+        self.pool.shutdown().await;
         let all: Vec<Arc<Session>> = self.sessions.lock().values().cloned().collect();
         for session in all {
             self.remove(&session).await;

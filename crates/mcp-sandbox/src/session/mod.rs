@@ -5,6 +5,8 @@
 
 mod error;
 mod manager;
+mod pool;
+mod running;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,9 +19,10 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::error::SessionError;
 pub use self::manager::Sessions;
-use crate::backend::{Backend, SandboxHandle, SandboxSpec, Volume};
+use self::running::Running;
+use crate::backend::{Backend, Volume};
 use crate::config::SandboxConfig;
-use crate::driver::{Capture, Driver, Job, Outcome, Stream};
+use crate::driver::{Capture, Job, Outcome, Stream};
 use crate::flavor::Flavor;
 use crate::template::Template;
 
@@ -88,11 +91,6 @@ pub struct SessionInfo {
     pub workspace: String,
 }
 
-struct Running {
-    driver: Driver,
-    handle: Box<dyn SandboxHandle>,
-}
-
 #[derive(Default)]
 struct State {
     running: Option<Running>,
@@ -150,7 +148,9 @@ impl Session {
         flavor: Flavor,
         workspace: PathBuf,
         shared: Arc<Shared>,
+        running: Option<Running>,
     ) -> Self {
+        let interpreter = running.as_ref().map(Running::interpreter);
         Self {
             id,
             template,
@@ -158,12 +158,15 @@ impl Session {
             created: SystemTime::now(),
             workspace,
             shared,
-            state: tokio::sync::Mutex::new(State::default()),
+            state: tokio::sync::Mutex::new(State {
+                running,
+                ..State::default()
+            }),
             stats: parking_lot::Mutex::new(Stats {
                 last_used: Instant::now(),
                 executions: 0,
                 restarts: 0,
-                interpreter: None,
+                interpreter,
                 memory_bytes: None,
             }),
             busy: AtomicBool::new(false),
@@ -276,33 +279,16 @@ impl Session {
     }
 
     async fn start(&self) -> Result<Running, SessionError> {
-        let shared = &self.shared;
-        let spec = SandboxSpec {
-            session_id: self.id.clone(),
-            template: self.template,
-            limits: shared.config.limits(self.flavor),
-            workspace: self.workspace.clone(),
-            volumes: shared.volumes.clone(),
-            network: shared.config.network,
-        };
-        let sandbox = shared
-            .backend
-            .start(&spec)
-            .await
-            .map_err(|e| SessionError::StartFailed(e.to_string()))?;
-        let (driver, mut handle) = Driver::connect(sandbox, shared.config.start_timeout).await;
-        match driver {
-            Ok(driver) => {
-                let ready = driver.ready();
-                self.stats.lock().interpreter =
-                    Some(format!("{} {}", ready.language, ready.version));
-                Ok(Running { driver, handle })
-            }
-            Err(reason) => {
-                handle.kill().await;
-                Err(SessionError::StartFailed(reason))
-            }
-        }
+        let running = Running::start(
+            &self.shared,
+            &self.id,
+            self.template,
+            self.flavor,
+            &self.workspace,
+        )
+        .await?;
+        self.stats.lock().interpreter = Some(running.interpreter());
+        Ok(running)
     }
 
     /// Ends the sandbox (interrupting a running call) and removes the workspace.

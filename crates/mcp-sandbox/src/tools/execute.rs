@@ -132,8 +132,13 @@ pub(super) fn execute_code(sessions: Arc<Sessions>) -> ToolDef {
                 let args: CodeArgs = parse(arguments)?;
                 let code = source("code", &args.code)?.to_owned();
                 let timeout = timeout(&sessions, args.timeout)?;
-                let template = Some(args.template.unwrap_or_default());
                 let id = session_id(args.session_id)?;
+                // A new session is Python unless told otherwise (the seed's default); an
+                // existing one keeps its template, which is only checked when one is given.
+                let template = match (&id, args.template) {
+                    (None, None) => Some(Template::Python),
+                    (_, template) => template,
+                };
                 run(
                     &sessions,
                     id,

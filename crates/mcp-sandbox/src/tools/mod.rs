@@ -64,6 +64,8 @@ struct SessionList {
     sessions: Vec<SessionInfo>,
     /// The most sessions at once (MSB_MAX_SESSIONS).
     max_sessions: usize,
+    /// Sandboxes started ahead, ready for new sessions of the default flavor, by template.
+    warm_sandboxes: std::collections::BTreeMap<String, usize>,
 }
 
 fn get_sessions(sessions: Arc<Sessions>) -> ToolDef {
@@ -86,6 +88,11 @@ fn get_sessions(sessions: Arc<Sessions>) -> ToolDef {
                 Ok(Json(SessionList {
                     sessions: list,
                     max_sessions: sessions.config().max_sessions,
+                    warm_sandboxes: sessions
+                        .warm()
+                        .into_iter()
+                        .map(|(template, n)| (template.name().to_owned(), n))
+                        .collect(),
                 }))
             }
         },
