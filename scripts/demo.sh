@@ -14,6 +14,11 @@
 # without --trust by relaxing only what a local http:// server needs (--allow-http
 # --allow-private-ip); then mcpx in front of both servers.
 #
+# Part 3 (installs bubblewrap on first use, see scripts/install-system-deps.sh): mcp-sandbox,
+# the code-execution server, over streamable HTTP: Python state that persists across calls, a
+# command in the same workspace, a produced file read as a resource, an escape attempt that
+# fails; then mcpx in front of it.
+#
 #   scripts/demo.sh           both parts
 #   scripts/demo.sh --local   part 1 only (no Node.js or Python needed)
 set -euo pipefail
@@ -26,9 +31,10 @@ case ${1:-} in
   *) echo "usage: scripts/demo.sh [--local]" >&2; exit 2 ;;
 esac
 
-echo "== building mcpctl, mcpx and the examples" >&2
+echo "== building mcpctl, mcpx, mcp-sandbox and the examples" >&2
 cargo build --quiet -p mcp-kit --features cli --bin mcpctl
 cargo build --quiet -p mcpx --bin mcpx
+cargo build --quiet -p mcp-sandbox --bin mcp-sandbox
 cargo build --quiet -p mcp-server --examples
 mcpctl=target/debug/mcpctl
 mcpx=target/debug/mcpx
@@ -164,3 +170,66 @@ run_mcpx --config "$work/mcpx.json" check
 run_mcpx --config "$work/mcpx.json" inspect --query "add two numbers"
 run_mcpx --config "$work/mcpx.json" exec everything get-sum a=2 b=40
 run_mcpx --config "$work/mcpx.json" tokens
+
+echo
+echo "== part 3: mcp-sandbox, code execution in isolated sessions (bubblewrap, cgroups, seccomp)"
+scripts/install-system-deps.sh
+sandbox_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+MCP_SERVER_PORT=$sandbox_port MSB_WORKSPACE_ROOT=$work RUST_LOG=info \
+  target/debug/mcp-sandbox 2>"$work/sandbox.log" &
+sandbox=$!
+trap 'kill $server $sandbox 2>/dev/null; wait $sandbox 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do
+  grep -q "MCP server listening" "$work/sandbox.log" && break
+  sleep 0.1
+done
+if ! grep -q "MCP server listening" "$work/sandbox.log"; then
+  echo "demo.sh: mcp-sandbox did not start:" >&2
+  cat "$work/sandbox.log" >&2
+  exit 1
+fi
+cat >"$work/mcp.json" <<JSON
+{
+  "version": 1,
+  "servers": {
+    "sandbox": { "transport": "streamable_http", "url": "http://127.0.0.1:$sandbox_port/mcp" }
+  }
+}
+JSON
+run "${relaxed[@]}" server-info sandbox
+echo
+echo "\$ mcpctl ${relaxed[*]} --json call sandbox execute_code code='import math; radius = 2; area = math.pi * radius ** 2'"
+session=$("$mcpctl" "${relaxed[@]}" --json call sandbox execute_code \
+  code='import math; radius = 2; area = math.pi * radius ** 2' |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["structuredContent"]["session_id"])')
+echo "(a new session: $session)"
+# The same session: variables and imports are still there; files are shared with commands.
+run "${relaxed[@]}" call sandbox execute_code session_id="$session" \
+  code='open("area.txt", "w").write(f"{area:.2f}"); round(area, 2)'
+run "${relaxed[@]}" call sandbox execute_command session_id="$session" command='ls -l && cat area.txt'
+run "${relaxed[@]}" read-resource sandbox "sandbox://$session/area.txt"
+# Isolation: no network, not even the host's loopback, and nothing of the host's files.
+echo
+escape="import socket
+try:
+    socket.create_connection(('127.0.0.1', $sandbox_port), 2)
+    print('reached the host')
+except OSError as e:
+    print('the host loopback:', e.strerror)
+try:
+    open('/etc/shadow')
+except OSError as e:
+    print('/etc/shadow:', e.strerror)"
+run "${relaxed[@]}" call sandbox execute_code code="$escape"
+echo "(refused: the sandbox has a loopback of its own and no /etc/shadow)"
+run "${relaxed[@]}" call sandbox get_sessions
+
+echo
+echo "== mcpx in front of the sandbox"
+cat >"$work/mcpx.json" <<JSON
+{ "mcpServers": { "sandbox": { "url": "http://127.0.0.1:$sandbox_port/mcp" } } }
+JSON
+run_mcpx --config "$work/mcpx.json" inspect sandbox execute_code
+run_mcpx --config "$work/mcpx.json" exec sandbox execute_code code='sum(range(101))'
+kill $sandbox 2>/dev/null || true
+wait $sandbox 2>/dev/null || true

@@ -1,5 +1,5 @@
 //! What `/proc` says about a server process: CPU time, peak and current resident memory,
-//! open file descriptors.
+//! open file descriptors, its descendants and their proportional memory.
 
 use std::io;
 use std::sync::OnceLock;
@@ -110,6 +110,41 @@ pub fn child_running(program: &std::path::Path) -> Option<u32> {
         .find(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok() == Some(program.clone()))
 }
 
+/// Every descendant of process `pid` (children, their children, …), from
+/// `/proc/<pid>/task/<tid>/children`; processes that end meanwhile are skipped.
+pub fn descendants(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut pending = vec![pid];
+    while let Some(parent) = pending.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{parent}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let Ok(children) = std::fs::read_to_string(task.path().join("children")) else {
+                continue;
+            };
+            for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+                found.push(child);
+                pending.push(child);
+            }
+        }
+    }
+    found
+}
+
+/// The proportional set size of process `pid` (its private pages plus its share of pages
+/// mapped by several processes), from `/proc/<pid>/smaps_rollup`, in KiB.
+pub fn pss_kib(pid: u32) -> io::Result<u64> {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))?;
+    rollup
+        .lines()
+        .find_map(|line| {
+            let value = line.strip_prefix("Pss:")?;
+            value.trim().trim_end_matches("kB").trim().parse().ok()
+        })
+        .ok_or_else(|| io::Error::other(format!("no Pss in /proc/{pid}/smaps_rollup")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +155,7 @@ mod tests {
         assert!(cpu_seconds(pid).unwrap() >= 0.0);
         assert!(status_kib(pid, "VmHWM").unwrap() >= status_kib(pid, "VmRSS").unwrap() / 2);
         assert!(open_fds(pid).unwrap() >= 3);
+        assert!(pss_kib(pid).unwrap() > 0);
         assert!(own_and_children_seconds().unwrap() >= 0.0);
         assert!(machine_busy_seconds().unwrap() > 0.0);
     }

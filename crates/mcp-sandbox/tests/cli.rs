@@ -282,3 +282,19 @@ async fn sigterm_lets_a_running_call_finish_then_removes_every_sandbox() {
         }
     }
 }
+
+/// Every setting is in `--help` and in the user guide's table.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_setting_is_documented() {
+    let guide = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/sandbox.md"),
+    )
+    .expect("docs/sandbox.md");
+    let help = Command::new(sandbox_bin()).arg("--help").output().await.unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    for field in mcp_sandbox::config::FIELDS {
+        let row = format!("| `{}` | `{}` |", field.var, field.key);
+        assert!(guide.contains(&row), "docs/sandbox.md lacks the row {row}");
+        assert!(help.contains(field.var), "--help lacks {}", field.var);
+    }
+}
