@@ -290,7 +290,11 @@ async fn every_setting_is_documented() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/sandbox.md"),
     )
     .expect("docs/sandbox.md");
-    let help = Command::new(sandbox_bin()).arg("--help").output().await.unwrap();
+    let help = Command::new(sandbox_bin())
+        .arg("--help")
+        .output()
+        .await
+        .unwrap();
     let help = String::from_utf8_lossy(&help.stdout).into_owned();
     for field in mcp_sandbox::config::FIELDS {
         let row = format!("| `{}` | `{}` |", field.var, field.key);

@@ -415,3 +415,84 @@ async fn new_sessions_take_warm_sandboxes() {
     assert_eq!(warm(&cold).await, 0);
     assert_eq!(cold.python(None, "1").await["stdout"], "1\n");
 }
+
+/// A client that gives up on a call cancels it: everything it started ends, and the session's
+/// next call says its interpreter was restarted.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_call_stops_what_it_started() {
+    for transport in [Transport::Stdio, Transport::Http] {
+        let sandbox = start(transport, &[]).await;
+        let id = sandbox.new_session().await;
+        sandbox.python(Some(&id), "x = 1").await;
+        let code = "import subprocess, time\nsubprocess.Popen(['sleep', '8765432'])\n\
+                    print('running', flush=True)\ntime.sleep(60)";
+        let (mut progress, call) = sandbox.session.call_tool_with_progress(
+            "execute_code",
+            json!({ "code": code, "session_id": id })
+                .as_object()
+                .cloned(),
+        );
+        // Give up once the code runs (its first output arrived): dropping the call cancels it.
+        let gave_up = async {
+            tokio::select! {
+                _ = call => panic!("the call ended by itself"),
+                update = progress.recv() => assert!(update.is_some()),
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(30), gave_up)
+            .await
+            .expect("output came");
+        let after = sandbox.python(Some(&id), "print('fresh')\nx").await;
+        assert_eq!(
+            after["interpreter_restarted"], true,
+            "{transport:?}: {after:#}"
+        );
+        assert_eq!(after["error"]["name"], "NameError");
+        assert!(
+            processes_with("8765432").is_empty(),
+            "{transport:?}: left running"
+        );
+    }
+}
+
+/// `MSB_MAX_TOTAL_MEMORY_MB` counts every session's flavor: an idle session makes room, busy
+/// ones do not, and the refusal says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_total_memory_cap_evicts_idle_sessions_and_refuses_when_all_are_busy() {
+    let sandbox = start(Transport::Http, &[("MSB_MAX_TOTAL_MEMORY_MB", "2048")]).await;
+    let a = sandbox.new_session().await;
+    let b = sandbox.new_session().await;
+    // A medium session (2 GiB) needs both small ones gone.
+    let medium = sandbox
+        .call("execute_code", json!({ "code": "1", "flavor": "medium" }))
+        .await;
+    assert_eq!(
+        medium["structuredContent"]["flavor"], "medium",
+        "{medium:#}"
+    );
+    let ids = sandbox.session_ids().await;
+    assert!(!ids.contains(&a) && !ids.contains(&b), "{ids:?}");
+    // With the medium session busy, nothing can make room.
+    let busy_id = medium["structuredContent"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let code = "print('busy', flush=True)\nimport time\ntime.sleep(3)";
+    let (mut progress, busy) = sandbox.session.call_tool_with_progress(
+        "execute_code",
+        json!({ "code": code, "session_id": busy_id })
+            .as_object()
+            .cloned(),
+    );
+    let refused = async {
+        progress.recv().await.expect("the busy call runs");
+        sandbox.call("execute_code", json!({ "code": "1" })).await
+    };
+    let (busy, refused) = tokio::join!(busy, refused);
+    busy.expect("the busy call finished");
+    assert_eq!(refused["isError"], true);
+    assert!(
+        text(&refused).contains("MSB_MAX_TOTAL_MEMORY_MB"),
+        "{refused:#}"
+    );
+}

@@ -351,6 +351,19 @@ struct LocalHandle {
     cgroup: Option<SessionCgroup>,
 }
 
+/// A handle dropped without `kill` (a call whose future was dropped midway) still ends its
+/// sandbox: the child is killed on drop, and its cgroup is removed in the background.
+impl Drop for LocalHandle {
+    fn drop(&mut self) {
+        if let Some(cgroup) = self.cgroup.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let _ = self.child.start_kill();
+            runtime.spawn(async move { cgroup.kill_and_remove().await });
+        }
+    }
+}
+
 impl SandboxHandle for LocalHandle {
     fn kill(&mut self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
