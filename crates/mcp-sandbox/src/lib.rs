@@ -10,7 +10,8 @@
 
 // Module layers, bottom up; a module imports only modules on lower lines:
 //
-//   flavor, template, workspace   leaves: sizes, languages, reading files beneath a directory
+//   flavor, template, workspace, owner   leaves: sizes, languages, reading files beneath a
+//               directory, the names of what a server leaves on the host
 //   backend     what isolates a session (the trait; `local`: bubblewrap, cgroups, seccomp)
 //   driver      the host side of the interpreter driver: requests, fences, captured output
 //   config      `[sandbox]` and the MSB_* variables; shared volumes
@@ -23,6 +24,7 @@ pub mod backend;
 pub mod config;
 pub mod driver;
 pub mod flavor;
+mod owner;
 pub mod resources;
 pub mod server;
 pub mod session;

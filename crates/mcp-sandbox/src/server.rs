@@ -74,15 +74,7 @@ fn remove_stale_roots(parent: &Path) {
         return;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("mcp-sandbox-"))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+        if crate::owner::is_stale(&entry.file_name()) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
@@ -103,7 +95,7 @@ impl SandboxServer {
             .clone()
             .unwrap_or_else(std::env::temp_dir);
         remove_stale_roots(&parent);
-        let root = parent.join(format!("mcp-sandbox-{}", std::process::id()));
+        let root = parent.join(crate::owner::own_name());
         let options = LocalOptions {
             bwrap: config.bwrap.clone(),
             python: config.python.clone(),

@@ -19,46 +19,51 @@ use crate::template::Template;
 /// The largest code or command line accepted, in bytes.
 const MAX_SOURCE: usize = 4 << 20;
 
-const EXECUTE_CODE: &str = r#"{
-  "type": "object",
-  "properties": {
-    "code": {"type": "string", "description": "Code to execute"},
-    "template": {
-      "type": "string",
-      "description": "Sandbox template: the language of a new session (a session's template is fixed)",
-      "enum": ["python", "node"],
-      "default": "python"
-    },
-    "session_id": {"type": "string", "description": "Optional session ID: run in this session, with its variables and files; omit to start a new session"},
-    "flavor": {
-      "type": "string",
-      "description": "Size of a new session: small 1 CPU/1 GiB, medium 2/2 GiB, large 4/4 GiB",
-      "enum": ["small", "medium", "large"],
-      "default": "small"
-    },
-    "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds the code may run (default: the server's execution timeout)"}
-  },
-  "required": ["code"],
-  "additionalProperties": false
+/// The properties of `execute_code` of its own (the session ones are added by [`input_schema`]).
+const CODE_PROPERTIES: &str = r#"{
+  "code": {"type": "string", "description": "Code to execute"},
+  "template": {
+    "type": "string",
+    "description": "Sandbox template: the language of a new session (a session's template is fixed)",
+    "enum": ["python", "node"],
+    "default": "python"
+  }
 }"#;
 
-const EXECUTE_COMMAND: &str = r#"{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "Command to execute: a shell command line (run by sh -c) when args is absent, else the program to run"},
-    "args": {"type": "array", "items": {"type": "string"}, "description": "Optional arguments: the program in command is run directly with them, without a shell"},
-    "session_id": {"type": "string", "description": "Optional session ID: run in this session's workspace; omit to start a new session"},
-    "flavor": {
-      "type": "string",
-      "description": "Size of a new session: small 1 CPU/1 GiB, medium 2/2 GiB, large 4/4 GiB",
-      "enum": ["small", "medium", "large"],
-      "default": "small"
-    },
-    "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds the command may run (default: the server's execution timeout)"}
-  },
-  "required": ["command"],
-  "additionalProperties": false
+/// The properties of `execute_command` of its own.
+const COMMAND_PROPERTIES: &str = r#"{
+  "command": {"type": "string", "description": "Command to execute: a shell command line (run by sh -c) when args is absent, else the program to run"},
+  "args": {"type": "array", "items": {"type": "string"}, "description": "Optional arguments: the program in command is run directly with them, without a shell"}
 }"#;
+
+/// The properties both tools share: which session, how big a new one is, how long to wait.
+const SESSION_PROPERTIES: &str = r#"{
+  "session_id": {"type": "string", "description": "Optional session ID: run in this session, with its variables and files; omit to start a new session"},
+  "flavor": {
+    "type": "string",
+    "description": "Size of a new session: small 1 CPU/1 GiB, medium 2/2 GiB, large 4/4 GiB",
+    "enum": ["small", "medium", "large"],
+    "default": "small"
+  },
+  "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds it may run (default: the server's execution timeout)"}
+}"#;
+
+/// An input schema: the tool's own properties (the first `required`), then the session ones.
+fn input_schema(own: &str, required: &str) -> Value {
+    let mut properties = match schema(own) {
+        Value::Object(map) => map,
+        _ => unreachable!("the properties are an object"),
+    };
+    if let Value::Object(shared) = schema(SESSION_PROPERTIES) {
+        properties.extend(shared);
+    }
+    serde_json::json!({
+        "type": "object",
+        "properties": properties,
+        "required": [required],
+        "additionalProperties": false
+    })
+}
 
 #[derive(Debug, Deserialize)]
 struct CodeArgs {
@@ -125,7 +130,7 @@ pub(super) fn execute_code(sessions: Arc<Sessions>) -> ToolDef {
          session_id, like cells of a notebook, and the last expression's value is shown; files \
          persist in /workspace. Omit session_id to start a new session: the result carries its \
          id. No network access. Output is streamed as progress while the code runs.",
-        schema(EXECUTE_CODE),
+        input_schema(CODE_PROPERTIES, "code"),
         move |arguments, cx| {
             let sessions = sessions.clone();
             async move {
@@ -166,7 +171,7 @@ pub(super) fn execute_command(sessions: Arc<Sessions>) -> ToolDef {
          same session_id (and are shared with execute_code in that session). Omit session_id to \
          start a new session: the result carries its id. No network access. Output is streamed \
          as progress while the command runs.",
-        schema(EXECUTE_COMMAND),
+        input_schema(COMMAND_PROPERTIES, "command"),
         move |arguments, cx| {
             let sessions = sessions.clone();
             async move {

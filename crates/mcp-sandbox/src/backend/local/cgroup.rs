@@ -209,15 +209,7 @@ fn remove_stale(own: &Path) {
         return;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("mcp-sandbox-"))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if Path::new(&format!("/proc/{pid}")).exists() {
+        if !crate::owner::is_stale(&entry.file_name()) {
             continue;
         }
         let parent = entry.path();

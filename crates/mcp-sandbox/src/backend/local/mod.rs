@@ -128,7 +128,7 @@ impl LocalBackend {
                 root.display()
             ))
         })?;
-        let name = format!("mcp-sandbox-{}", std::process::id());
+        let name = crate::owner::own_name();
         let (cgroups, cgroups_unavailable) = if options.rlimits_only {
             (None, Some("rlimits were asked for".to_owned()))
         } else {
