@@ -301,6 +301,7 @@ impl Driver {
                 Some(FenceScanner::new(&fence)),
             ],
             captures: [Capture::new(limit), Capture::new(limit)],
+            limit,
         };
         let id = self.next_id;
         self.next_id += 1;
@@ -379,14 +380,18 @@ impl Driver {
     ) {
         let i = index(stream);
         let Some(scanner) = run.scanners[i].as_mut() else {
-            self.carry[i].extend_from_slice(data);
+            // Output after the fence is the next request's: kept up to its limit (a background
+            // process flooding the stream meanwhile costs no more memory than that).
+            let room = run.limit.saturating_sub(self.carry[i].len());
+            self.carry[i].extend_from_slice(&data[..data.len().min(room)]);
             return;
         };
         let capture = &mut run.captures[i];
         match scanner.push(data) {
             Scan::Output(bytes) => capture.push(&bytes),
-            Scan::Fenced { before, after } => {
+            Scan::Fenced { before, mut after } => {
                 capture.push(&before);
+                after.truncate(run.limit);
                 self.carry[i] = after;
                 run.scanners[i] = None;
             }
@@ -402,6 +407,7 @@ impl Driver {
 struct Run {
     scanners: [Option<FenceScanner>; 2],
     captures: [Capture; 2],
+    limit: usize,
 }
 
 impl Run {

@@ -54,6 +54,10 @@ pub(crate) struct ChildSetup {
 
 /// Starts `command` with `setup` applied in the child.
 ///
+/// Call it on a runtime worker thread, never from `spawn_blocking`: bubblewrap's
+/// `--die-with-parent` is the kernel's parent-death signal, which follows the *thread* that
+/// spawned the child, and blocking-pool threads exit when idle.
+///
 /// # Errors
 /// The program cannot be started, or a step of the setup failed (the child then exits and
 /// `spawn` reports that step's error).
