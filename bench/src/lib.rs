@@ -13,5 +13,6 @@ pub mod payload;
 pub mod peer_args;
 pub mod report;
 pub mod rtt;
+pub mod sandbox;
 pub mod server_report;
 pub mod tools;

@@ -37,7 +37,8 @@ pub struct Findings {
     pub peers: String,
 }
 
-fn verdict(value: f64, limit: f64) -> &'static str {
+/// `**met**` when `value` is at most `limit`, else `**missed**`.
+pub(crate) fn verdict(value: f64, limit: f64) -> &'static str {
     if value <= limit {
         "**met**"
     } else {
@@ -258,7 +259,8 @@ fn path(f: &Findings, transport: Transport, route: Route) -> Option<&PathRuns> {
         .find(|p| p.transport == transport && p.route == route)
 }
 
-fn transport_name(transport: Transport) -> &'static str {
+/// The transport as the report names it.
+pub(crate) fn transport_name(transport: Transport) -> &'static str {
     match transport {
         Transport::Stdio => "stdio",
         Transport::Http => "streamable HTTP",
