@@ -4,8 +4,9 @@
 # Part 1 (needs only cargo): mcpctl and the repository's .mcp.json, whose `demo` server is the
 # `example_server` of mcp-server (a stdio server with the tools `echo`, `add`, `count` and
 # `greet`, a resource and a prompt). The untrusted default refuses to spawn it; --trust allows
-# it; then tools are listed and called. The same server then serves streamable HTTP on
-# 127.0.0.1 and mcpctl reaches it there, in the 2026-07-28 era and pinned to 2025-11-25.
+# it; then tools are listed and called, and called once more with the server's command typed
+# after `--` (no configuration). The same server then serves streamable HTTP on 127.0.0.1 and
+# mcpctl reaches it there, in the 2026-07-28 era and pinned to 2025-11-25, and by its URL.
 #
 # Then mcpx, the proxy, in front of the same demo server: check, inspect, exec, tokens.
 #
@@ -72,6 +73,9 @@ run --trust list-tools demo
 run --trust call demo echo message=hello
 run --trust call demo add a=2 b=40
 
+# No configuration file needed: a server command typed after `--` is trusted (you typed it).
+run call echo message=typed -- target/debug/examples/example_server
+
 echo
 echo "== the same server over streamable HTTP (mcp-server), both protocol eras"
 work=$(mktemp -d)
@@ -102,6 +106,8 @@ relaxed=(--root "$work" --allow-http --allow-private-ip)
 run "${relaxed[@]}" server-info example
 run "${relaxed[@]}" --protocol-version 2025-11-25 server-info example
 run "${relaxed[@]}" call example add a=2 b=40
+# The URL typed on the command line: no configuration, no --allow-* flags.
+run call "$url" add a=1 b=1
 kill $ours 2>/dev/null || true
 
 echo

@@ -819,7 +819,7 @@ async fn usage_and_configuration_errors_exit_with_2() {
         ),
         (
             vec!["ping", "no-such-server"],
-            "unknown mcp server: `no-such-server`",
+            "no server `no-such-server` in ",
         ),
         (
             vec!["--root", "does/not/exist", "list-servers"],
@@ -1076,7 +1076,8 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     send({ jsonrpc: '2.0', id: msg.id, result: { tools: [
       { name: 'whoami', inputSchema: { type: 'object', properties: {} } }] } });
   } else if (msg.method === 'tools/call') {
-    const text = JSON.stringify({ init, cwd: process.cwd(), arguments: msg.params.arguments });
+    const text = JSON.stringify({ init, cwd: process.cwd(), arguments: msg.params.arguments,
+      probe_value: process.env.PROBE_VALUE ?? null, parent_secret: process.env.MCPCTL_TEST_SECRET ?? null });
     send({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text }] } });
   } else {
     send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
@@ -1141,6 +1142,133 @@ async fn the_client_announces_mcpctl_and_applies_the_client_section() {
     .json();
     let seen: Value = serde_json::from_str(first_text(&result)).expect("probe report");
     assert_eq!(seen["init"]["protocolVersion"], "2025-03-26");
+}
+
+// ----- a server named on the command line -------------------------------------------------------
+
+#[tokio::test]
+async fn a_command_after_the_double_dash_is_a_trusted_stdio_server() {
+    let tools = tempfile::tempdir().unwrap();
+    let probe = tools.path().join("probe.js");
+    std::fs::write(&probe, PROBE_JS).unwrap();
+    let probe = probe.display().to_string();
+    // An empty directory: no configuration file, no --trust.
+    let empty = tempfile::tempdir().unwrap();
+    let dir = empty.path();
+
+    let listed = mcpctl(dir, &["--json", "list-tools", "--", "node", &probe])
+        .await
+        .json();
+    assert_eq!(names(&listed, "tools", "name"), ["whoami"]);
+
+    // The tool and its arguments come before `--`; -e reaches the server, the parent's own
+    // variables do not; --cwd is its working directory.
+    let cwd = tempfile::tempdir().unwrap();
+    let cwd_path = cwd.path().canonicalize().unwrap();
+    let cwd_arg = cwd_path.display().to_string();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpctl"));
+    command
+        .args(["--json", "-e", "PROBE_VALUE=a=b", "--cwd", &cwd_arg])
+        .args(["call", "whoami", "--", "node", &probe])
+        .current_dir(dir)
+        .env("MCPCTL_TEST_SECRET", "do-not-pass")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(RUN_LIMIT, command.output())
+        .await
+        .expect("mcpctl finishes")
+        .expect("mcpctl runs");
+    assert!(output.status.success(), "{output:?}");
+    let result: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let seen: Value = serde_json::from_str(first_text(&result)).expect("probe report");
+    assert_eq!(seen["probe_value"], "a=b");
+    assert_eq!(seen["parent_secret"], Value::Null);
+    assert_eq!(
+        PathBuf::from(seen["cwd"].as_str().unwrap())
+            .canonicalize()
+            .unwrap(),
+        cwd_path
+    );
+
+    // Against the repository's example server: KEY=VALUE typed by its schema.
+    let example = support::build_examples("mcp-server", &[]).join("example_server");
+    let example = example.display().to_string();
+    let sum = mcpctl(
+        dir,
+        &["--json", "call", "add", "a=2", "b=40", "--", &example],
+    )
+    .await
+    .json();
+    assert_eq!(
+        sum["structuredContent"]["sum"].as_f64(),
+        Some(42.0),
+        "{sum}"
+    );
+
+    // What is missing or misplaced is a usage error, before anything starts.
+    let run = mcpctl(dir, &["call", "--", "node", &probe]).await.expect(2);
+    assert!(run.stderr.contains("missing TOOL"), "{run:#?}");
+    let run = mcpctl(dir, &["--header", "X: y", "ping", "--", "node", &probe])
+        .await
+        .expect(2);
+    assert!(run.stderr.contains("--header does not apply"), "{run:#?}");
+    let run = mcpctl(dir, &["list-tools"]).await.expect(2);
+    assert!(run.stderr.contains("missing SERVER"), "{run:#?}");
+    // A name in a directory without a configuration file says so, and what to do instead.
+    let run = mcpctl(dir, &["list-tools", "docs"]).await.expect(2);
+    assert!(
+        run.stderr.contains("no configuration file found in")
+            && run.stderr.contains("looked for .mcp.json, mcp.json")
+            && run.stderr.contains("after `--`"),
+        "{run:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_typed_url_needs_no_allow_flags_and_sends_the_headers() {
+    let server = support::start_everything_http().await;
+    let empty = tempfile::tempdir().unwrap();
+    let dir = empty.path();
+    let url = server.url.as_str();
+    let tools = mcpctl(dir, &["--json", "list-tools", url]).await.json();
+    assert!(names(&tools, "tools", "name").contains(&"get-sum".to_owned()));
+    let sum = mcpctl(dir, &["--json", "call", url, "get-sum", "a=1", "b=2"])
+        .await
+        .json();
+    assert_eq!(first_text(&sum), "The sum of 1 and 2 is 3.");
+    // The everything server echoes nothing of the headers, so a header that breaks the
+    // request shows that it was sent.
+    let run = mcpctl(
+        dir,
+        &["--header", "Content-Type: text/plain", "list-tools", url],
+    )
+    .await;
+    assert_ne!(run.code, 0, "{run:#?}");
+    let run = mcpctl(dir, &["-e", "A=1", "list-tools", url])
+        .await
+        .expect(2);
+    assert!(run.stderr.contains("-e/--env does not apply"), "{run:#?}");
+
+    // A configured server stays untrusted; MCPCTL_TRUST=1 trusts it, MCPCTL_TRUST=0 does not.
+    let ws = everything_stdio();
+    let trust_run = |value: &'static str| {
+        let ws = ws.path().to_owned();
+        async move {
+            tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpctl"))
+                .args(["--json", "ping", "everything"])
+                .current_dir(ws)
+                .env("MCPCTL_TRUST", value)
+                .env_remove("RUST_LOG")
+                .stdin(Stdio::null())
+                .kill_on_drop(true)
+                .output()
+                .await
+                .expect("mcpctl runs")
+        }
+    };
+    assert_eq!(trust_run("1").await.status.code(), Some(0));
+    assert_eq!(trust_run("0").await.status.code(), Some(3));
 }
 
 // ----- docs/cli.md and --help ----------------------------------------------------------------
@@ -1223,7 +1351,7 @@ fn documented() -> (BTreeSet<String>, BTreeMap<String, BTreeSet<String>>) {
         };
         let flag = format!("--{}", rest.split(['`', ' ']).next().unwrap_or_default());
         match (h2, &h3) {
-            ("Global options" | "Security options", _) => {
+            ("Global options" | "Security options" | "Server on the command line", _) => {
                 globals.insert(flag);
             }
             ("Subcommands", Some(name)) => {
@@ -1234,6 +1362,13 @@ fn documented() -> (BTreeSet<String>, BTreeMap<String, BTreeSet<String>>) {
     }
     (globals, subcommands)
 }
+
+/// The sections of `-h` that hold the global options.
+const GLOBAL_SECTIONS: [&str; 3] = [
+    "Global options",
+    "Security options (global)",
+    "Server on the command line (global)",
+];
 
 #[tokio::test]
 async fn help_matches_the_docs() {
@@ -1246,10 +1381,14 @@ async fn help_matches_the_docs() {
 
     let top = mcpctl(dir.path(), &["-h"]).await.expect(0).stdout;
     let sections = help_sections(&top);
-    let help_globals: BTreeSet<String> = ["Global options", "Security options (global)"]
-        .iter()
-        .flat_map(|s| sections.get(*s).cloned().unwrap_or_default())
-        .collect();
+    let help_globals: BTreeSet<String> = [
+        "Global options",
+        "Security options (global)",
+        "Server on the command line (global)",
+    ]
+    .iter()
+    .flat_map(|s| sections.get(*s).cloned().unwrap_or_default())
+    .collect();
     assert_eq!(
         help_globals, doc_globals,
         "global options: mcpctl -h (left) vs docs/cli.md (right)"
@@ -1279,7 +1418,7 @@ async fn help_matches_the_docs() {
             "options of `{name}`: mcpctl {name} -h (left) vs docs/cli.md (right)"
         );
         // Every subcommand accepts (and shows) the global options.
-        let globals: BTreeSet<String> = ["Global options", "Security options (global)"]
+        let globals: BTreeSet<String> = GLOBAL_SECTIONS
             .iter()
             .flat_map(|s| sections.get(*s).cloned().unwrap_or_default())
             .collect();

@@ -13,8 +13,8 @@ use super::compat::{self, Flavor};
 use super::json::{self, Ctx, has_parent_dir, kind, quoted};
 use super::{ClientConfig, Config, ConfigError, ConfigFormat, MAX_CONFIG_BYTES, ServerConfig, v1};
 
-/// The files looked up under the root, in order.
-const DISCOVERED: [&str; 2] = [".mcp.json", "mcp.json"];
+/// The files [`Config::load`] looks up under the root, in order.
+pub const DISCOVERED_FILES: [&str; 2] = [".mcp.json", "mcp.json"];
 
 impl Config {
     /// Loads the configuration: `override_path` (absolute or relative to `root`), else
@@ -106,7 +106,7 @@ impl Config {
 
 /// The first of [`DISCOVERED`] that exists (as anything, even a dangling symlink) under `root`.
 async fn discover(root: &Path) -> Result<Option<PathBuf>, ConfigError> {
-    for name in DISCOVERED {
+    for name in DISCOVERED_FILES {
         let candidate = root.join(name);
         match fs::symlink_metadata(&candidate).await {
             Ok(_) => return Ok(Some(candidate)),

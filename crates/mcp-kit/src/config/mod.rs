@@ -40,6 +40,7 @@ mod v1;
 pub use error::ConfigError;
 pub use expand::expand_placeholders;
 pub use json::kind as value_kind;
+pub use load::DISCOVERED_FILES;
 
 /// The largest configuration file that is read, in bytes (4 MiB).
 pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;

@@ -18,6 +18,14 @@ pub use check::PolicyError;
 pub(crate) use check::{check_local_transport, check_untrusted_http};
 pub use ip::is_global_ip;
 
+/// The host of `url` as the trust policy reads it (`api.example.com`, `127.0.0.1`, `[::1]`), or
+/// `None` when the policy could not parse it.
+pub fn url_host(url: &str) -> Option<String> {
+    host::parse_url(url)
+        .ok()
+        .map(|target| target.host.to_string())
+}
+
 /// How far the configuration is trusted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum TrustMode {

@@ -27,6 +27,15 @@ const GLOBAL: &str = "Global options";
 /// The help heading of the security options (global too).
 const SECURITY: &str = "Security options (global)";
 
+/// The help heading of the options of a server named on the command line.
+const LAUNCH: &str = "Server on the command line (global)";
+
+/// How a server is named, as the subcommands' help says it.
+const TARGET_HELP: &str = "SERVER is a server's name in the configuration, or an http(s) URL \
+(a streamable HTTP server). Instead of SERVER, a stdio server's command may follow `--`: \
+`mcpctl list-tools -- node server.js`. A URL or command typed here is trusted (you typed it); \
+no configuration file is read for it.";
+
 /// `mcpctl`: a config-driven MCP client (stdio, unix, streamable HTTP) for inspecting and
 /// debugging servers.
 #[derive(Debug, Parser)]
@@ -103,8 +112,15 @@ pub(crate) struct GlobalArgs {
     pub(crate) protocol_version: Option<String>,
 
     /// Trust the configuration fully: spawn stdio servers, connect unix sockets, read env
-    /// secrets, send authentication headers
-    #[arg(long, global = true, help_heading = SECURITY)]
+    /// secrets, send authentication headers (a URL or command typed on the command line is
+    /// always trusted)
+    #[arg(
+        long,
+        global = true,
+        env = "MCPCTL_TRUST",
+        value_parser = clap::builder::FalseyValueParser::new(),
+        help_heading = SECURITY
+    )]
     pub(crate) trust: bool,
 
     /// Allow stdout_log.path outside --root (refused by default)
@@ -149,6 +165,19 @@ pub(crate) struct GlobalArgs {
     /// Untrusted: only allow this host and its subdomains (repeatable)
     #[arg(long, global = true, value_name = "HOST", help_heading = SECURITY)]
     pub(crate) allow_host: Vec<String>,
+
+    /// A variable for the server command after `--` (repeatable; the server otherwise gets
+    /// only PATH, HOME and the like)
+    #[arg(short = 'e', long = "env", global = true, value_name = "KEY=VALUE", help_heading = LAUNCH)]
+    pub(crate) env: Vec<String>,
+
+    /// The working directory of the server command after `--` [default: the current directory]
+    #[arg(long, global = true, value_name = "DIR", help_heading = LAUNCH)]
+    pub(crate) cwd: Option<PathBuf>,
+
+    /// A header sent to a server given by URL (repeatable)
+    #[arg(long, global = true, value_name = "NAME: VALUE", help_heading = LAUNCH)]
+    pub(crate) header: Vec<String>,
 }
 
 /// The subcommands.
@@ -198,11 +227,23 @@ pub(crate) enum Command {
     Completions(CompletionsArgs),
 }
 
+/// A stdio server's command, after `--`.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct Launch {
+    /// A stdio server to start instead of SERVER: its program and arguments, after `--`
+    #[arg(last = true, value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
+}
+
 /// A subcommand that only names a server.
 #[derive(Debug, Args)]
+#[command(after_help = TARGET_HELP)]
 pub(crate) struct ServerArg {
-    /// The server's name in the configuration
-    pub(crate) server: String,
+    /// The server: its name in the configuration, or a URL
+    pub(crate) server: Option<String>,
+
+    #[command(flatten)]
+    pub(crate) launch: Launch,
 }
 
 /// `call`.
@@ -212,14 +253,17 @@ pub(crate) struct ServerArg {
                         string properties are kept verbatim; integer, number, boolean, array, \
                         object and null ones are parsed as JSON. Unknown keys are refused unless \
                         the schema sets additionalProperties. Pairs override the keys of \
-                        --arguments-json / --arguments-file, which are sent as they are."
+                        --arguments-json / --arguments-file, which are sent as they are.\n\n\
+                        SERVER is a server's name in the configuration, or an http(s) URL; \
+                        instead of SERVER a stdio server's command may follow `--`: \
+                        `mcpctl call echo message=hi -- node server.js`."
 )]
 pub(crate) struct CallArgs {
-    /// The server's name in the configuration
-    pub(crate) server: String,
+    /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    pub(crate) server: Option<String>,
 
     /// The tool's name
-    pub(crate) tool: String,
+    pub(crate) tool: Option<String>,
 
     /// Arguments as KEY=VALUE, converted by the tool's input schema
     #[arg(value_name = "KEY=VALUE")]
@@ -232,38 +276,50 @@ pub(crate) struct CallArgs {
     /// Arguments from a file holding a JSON object (`-`: standard input)
     #[arg(long, value_name = "PATH")]
     pub(crate) arguments_file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub(crate) launch: Launch,
 }
 
 /// `read-resource`.
 #[derive(Debug, Args)]
+#[command(after_help = TARGET_HELP)]
 pub(crate) struct ReadResourceArgs {
-    /// The server's name in the configuration
-    pub(crate) server: String,
+    /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    pub(crate) server: Option<String>,
 
     /// The resource's URI
-    pub(crate) uri: String,
+    pub(crate) uri: Option<String>,
+
+    #[command(flatten)]
+    pub(crate) launch: Launch,
 }
 
 /// `get-prompt`.
 #[derive(Debug, Args)]
+#[command(after_help = TARGET_HELP)]
 pub(crate) struct GetPromptArgs {
-    /// The server's name in the configuration
-    pub(crate) server: String,
+    /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    pub(crate) server: Option<String>,
 
     /// The prompt's name
-    pub(crate) name: String,
+    pub(crate) name: Option<String>,
 
     /// Prompt arguments as KEY=VALUE (values are strings)
     #[arg(value_name = "KEY=VALUE")]
     pub(crate) pairs: Vec<String>,
+
+    #[command(flatten)]
+    pub(crate) launch: Launch,
 }
 
 /// `complete`.
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("reference").required(true).args(["prompt", "resource_template"])))]
+#[command(after_help = TARGET_HELP)]
 pub(crate) struct CompleteArgs {
-    /// The server's name in the configuration
-    pub(crate) server: String,
+    /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    pub(crate) server: Option<String>,
 
     /// Complete an argument of this prompt
     #[arg(long, value_name = "NAME")]
@@ -280,20 +336,27 @@ pub(crate) struct CompleteArgs {
     /// An already-resolved argument (repeatable)
     #[arg(long, value_name = "NAME=VALUE")]
     pub(crate) context: Vec<String>,
+
+    #[command(flatten)]
+    pub(crate) launch: Launch,
 }
 
 /// `request` and `notify`.
 #[derive(Debug, Args)]
+#[command(after_help = TARGET_HELP)]
 pub(crate) struct RawArgs {
-    /// The server's name in the configuration
-    pub(crate) server: String,
+    /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    pub(crate) server: Option<String>,
 
     /// The JSON-RPC method
-    pub(crate) method: String,
+    pub(crate) method: Option<String>,
 
     /// The params: a JSON object or array
     #[arg(long, value_name = "JSON")]
     pub(crate) params_json: Option<String>,
+
+    #[command(flatten)]
+    pub(crate) launch: Launch,
 }
 
 /// `completions`.

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use clap::CommandFactory;
 use mcp_kit::arguments::{json_object, json_object_file, split_pair, string_pairs, typed_pairs};
+use mcp_kit::config::DISCOVERED_FILES;
 use mcp_kit::mcp::{CompleteContext, CompleteRequestParams, McpRequest, PingRequest, Reference};
 use mcp_kit::{Config, Manager, Session, TrustMode, UntrustedStreamableHttpPolicy};
 use serde_json::{Map, Value, json};
@@ -17,6 +18,7 @@ use crate::args::{
 use crate::exit::{server_failure, usage};
 use crate::output::{Printer, resolve_format, write_stdout};
 use crate::spinner::Spinner;
+use crate::target::{self, Target, given};
 use crate::{config_view, views};
 
 /// The name the client announces in `clientInfo`.
@@ -35,49 +37,100 @@ struct Context {
 
 /// Runs the command line.
 pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
-    let Cli { global, command } = cli;
+    let Cli {
+        global,
+        mut command,
+    } = cli;
     if let Command::Completions(args) = &command {
         let mut out = Vec::new();
         clap_complete::generate(args.shell, &mut Cli::command(), CLIENT_NAME, &mut out);
         return write_stdout(&String::from_utf8_lossy(&out));
     }
+    let target = target::resolve(&mut command)?;
     let root = resolve_root(global.root.as_deref())?;
-    let config = Config::load(&root, global.config.clone()).await?;
     let printer = Printer::new(resolve_format(global.json, global.output));
-    if let Command::ListServers = command {
+    let Some(target) = target else {
+        let config = Config::load(&root, global.config.clone()).await?;
         let view = config_view::describe(&config, global.show_argv);
         return printer.print(&view, config_view::human);
-    }
-    let manager = build_manager(&global, config, root);
+    };
+    let manager = match target.server_config(&global)? {
+        // What the user typed is trusted: no configuration file is read for it.
+        Some(server) => {
+            let root = match &global.cwd {
+                Some(dir) => resolve_dir(dir, "--cwd")?,
+                None => root,
+            };
+            let config = Config::default().with_server(target.name(), server);
+            build_manager(&global, config, root, TrustMode::Trusted)
+        }
+        None => {
+            let config = Config::load(&root, global.config.clone()).await?;
+            check_configured(&config, &root, &target.name())?;
+            let trust = if global.trust {
+                TrustMode::Trusted
+            } else {
+                TrustMode::Untrusted
+            };
+            build_manager(&global, config, root, trust)
+        }
+    };
     let ctx = Context { manager, printer };
-    run_on_server(&ctx, command).await
+    run_on_server(&ctx, &target, command).await
+}
+
+/// Fails with what to do when `server` is not in `config`: no file was found at all, or the
+/// file has no such server (its servers are listed).
+fn check_configured(config: &Config, root: &Path, server: &str) -> anyhow::Result<()> {
+    if config.servers.contains_key(server) {
+        return Ok(());
+    }
+    let Some(path) = &config.path else {
+        return Err(usage(format!(
+            "no configuration file found in {} (looked for {}), so there is no server \
+             `{server}`: point --config at a file, or name the server on the command line \
+             (a URL, or its command after `--`: mcpctl list-tools -- node server.js)",
+            root.display(),
+            DISCOVERED_FILES.join(", ")
+        )));
+    };
+    let known: Vec<&str> = config.servers.keys().map(String::as_str).collect();
+    Err(usage(format!(
+        "no server `{server}` in {} (its servers: {})",
+        path.display(),
+        if known.is_empty() {
+            "none".to_owned()
+        } else {
+            known.join(", ")
+        }
+    )))
 }
 
 /// The absolute workspace root: `--root`, else the current directory.
 fn resolve_root(root: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let Some(root) = root else {
-        return std::env::current_dir()
-            .map_err(|e| usage(format!("cannot determine the current directory: {e}")));
-    };
-    let absolute = std::path::absolute(root)
-        .map_err(|e| usage(format!("invalid --root {}: {e}", root.display())))?;
+    match root {
+        Some(root) => resolve_dir(root, "--root"),
+        None => std::env::current_dir()
+            .map_err(|e| usage(format!("cannot determine the current directory: {e}"))),
+    }
+}
+
+/// `dir`, absolute, which must be a directory (`flag` names it in the error).
+fn resolve_dir(dir: &Path, flag: &str) -> anyhow::Result<PathBuf> {
+    let absolute = std::path::absolute(dir)
+        .map_err(|e| usage(format!("invalid {flag} {}: {e}", dir.display())))?;
     if !absolute.is_dir() {
         return Err(usage(format!(
-            "--root {} is not a directory",
-            root.display()
+            "{flag} {} is not a directory",
+            dir.display()
         )));
     }
     Ok(absolute)
 }
 
 /// The manager: the configuration's `client` section, then the flags.
-fn build_manager(global: &GlobalArgs, config: Config, root: PathBuf) -> Manager {
+fn build_manager(global: &GlobalArgs, config: Config, root: PathBuf, trust: TrustMode) -> Manager {
     let timeout = Duration::from_millis(global.timeout_ms);
-    let trust = if global.trust {
-        TrustMode::Trusted
-    } else {
-        TrustMode::Untrusted
-    };
     let policy = UntrustedStreamableHttpPolicy {
         require_https: !global.allow_http,
         allow_localhost: global.allow_localhost,
@@ -99,35 +152,14 @@ fn build_manager(global: &GlobalArgs, config: Config, root: PathBuf) -> Manager 
     }
 }
 
-/// The server a subcommand talks to.
-fn server_of(command: &Command) -> Option<&str> {
-    Some(match command {
-        Command::ServerInfo(a)
-        | Command::ListTools(a)
-        | Command::ListResources(a)
-        | Command::ListResourceTemplates(a)
-        | Command::ListPrompts(a)
-        | Command::Ping(a) => &a.server,
-        Command::Call(a) => &a.server,
-        Command::ReadResource(a) => &a.server,
-        Command::GetPrompt(a) => &a.server,
-        Command::Complete(a) => &a.server,
-        Command::Request(a) | Command::Notify(a) => &a.server,
-        Command::ListServers | Command::Completions(_) => return None,
-    })
-}
-
 /// Connects to the command's server, runs the command, and closes the connection whatever
 /// the outcome.
-async fn run_on_server(ctx: &Context, command: Command) -> anyhow::Result<()> {
-    let Some(server) = server_of(&command) else {
-        return Ok(());
-    };
+async fn run_on_server(ctx: &Context, target: &Target, command: Command) -> anyhow::Result<()> {
     // Checked before connecting, so that a bad argument costs no connection.
     let early = prepare(&command)?;
     let session = {
-        let _spinner = Spinner::start(format!("connecting to `{server}`…"));
-        ctx.manager.open(server).await?
+        let _spinner = Spinner::start(format!("connecting to {}…", target.label()));
+        ctx.manager.open(&target.name()).await?
     };
     let outcome = Box::pin(dispatch(ctx, &session, &command, early)).await;
     shut_down(session).await;
@@ -264,12 +296,12 @@ async fn dispatch(
         }
         Command::Call(call) => call_tool(session, printer, call, early.arguments).await,
         Command::ReadResource(read) => {
-            let result = session.read_resource(&read.uri).await?;
+            let result = session.read_resource(given(&read.uri)).await?;
             printer.print(&serde_json::to_value(result)?, views::resource_contents)
         }
         Command::GetPrompt(get) => {
             let arguments = Some(early.prompt_arguments).filter(|a| !a.is_empty());
-            let result = session.get_prompt(&get.name, arguments).await?;
+            let result = session.get_prompt(given(&get.name), arguments).await?;
             printer.print(&serde_json::to_value(result)?, views::prompt)
         }
         Command::Complete(_) => {
@@ -287,7 +319,7 @@ async fn dispatch(
             printer.print(&result, |_| format!("pong from `{server}` in {elapsed} ms"))
         }
         Command::Request(raw) => {
-            let result = session.request(&raw.method, early.params).await?;
+            let result = session.request(given(&raw.method), early.params).await?;
             match printer.format() {
                 OutputFormat::Table => {
                     Printer::new(OutputFormat::Pretty).print(&result, |_| String::new())
@@ -296,7 +328,7 @@ async fn dispatch(
             }
         }
         Command::Notify(raw) => {
-            session.notify(&raw.method, early.params).await?;
+            session.notify(given(&raw.method), early.params).await?;
             Ok(())
         }
         Command::ListServers | Command::Completions(_) => Ok(()),
@@ -312,27 +344,28 @@ async fn call_tool(
     call: &CallArgs,
     mut arguments: Map<String, Value>,
 ) -> anyhow::Result<()> {
+    let name = given(&call.tool);
     if !call.pairs.is_empty() {
         let tools = session.list_all_tools().await?;
-        let Some(tool) = tools.iter().find(|t| t.name == call.tool) else {
+        let Some(tool) = tools.iter().find(|t| t.name == name) else {
             return Err(server_failure(format!(
                 "server `{}` has no tool `{}` (not in its tools/list), so its KEY=VALUE \
                  arguments cannot be converted; check the name with list-tools, or pass \
                  --arguments-json",
                 session.server_name(),
-                call.tool
+                name
             )));
         };
         let schema = serde_json::to_value(&tool.input_schema)?;
-        arguments.extend(typed_pairs(&call.pairs, &schema, &call.tool).map_err(usage)?);
+        arguments.extend(typed_pairs(&call.pairs, &schema, name).map_err(usage)?);
     }
-    let result = session.call_tool(&call.tool, Some(arguments)).await?;
+    let result = session.call_tool(name, Some(arguments)).await?;
     let is_error = result.is_error == Some(true);
     printer.print(&serde_json::to_value(result)?, views::tool_result)?;
     if is_error {
         return Err(server_failure(format!(
             "tool `{}` of server `{}` returned an error result (isError: true)",
-            call.tool,
+            name,
             session.server_name()
         )));
     }

@@ -11,6 +11,7 @@ mod config_view;
 mod exit;
 mod output;
 mod spinner;
+mod target;
 mod views;
 
 use std::io::IsTerminal;
