@@ -89,6 +89,31 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// The `- Machine: …` line of a part: this machine, how long the run took, how busy the
+    /// machine was meanwhile (`busy_seconds` of `/proc/stat`) and the load averages `load`
+    /// (before, after).
+    pub fn run_line(
+        &self,
+        wall_seconds: f64,
+        busy_seconds: f64,
+        load: &(String, String),
+    ) -> String {
+        format!(
+            "- Machine: {} cores (`nproc`), CPU model \"{}\", Linux {}, a virtual machine shared \
+             with other work; the run took {:.0} s, in which the machine was busy for {:.0} of \
+             its {:.0} CPU-seconds (`/proc/stat`, the benchmark included); load average \
+             (1/5/15 min) {} before and {} after",
+            self.cpus,
+            self.cpu_model,
+            self.kernel,
+            wall_seconds,
+            busy_seconds,
+            wall_seconds * self.cpus.max(1) as f64,
+            load.0,
+            load.1
+        )
+    }
+
     /// Reads the description of this machine.
     pub fn detect() -> Self {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();

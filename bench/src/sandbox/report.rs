@@ -144,18 +144,8 @@ pub fn markdown(f: &Findings, machine: &Machine, date: &str) -> String {
     let _ = writeln!(w, "- Date: {date}");
     let _ = writeln!(
         w,
-        "- Machine: {} cores (`nproc`), CPU model \"{}\", Linux {}, a virtual machine shared \
-         with other work; the run took {:.0} s, in which the machine was busy for {:.0} of its \
-         {:.0} CPU-seconds (`/proc/stat`, the benchmark included); load average (1/5/15 min) \
-         {} before and {} after",
-        machine.cpus,
-        machine.cpu_model,
-        machine.kernel,
-        f.wall_seconds,
-        f.busy_seconds,
-        f.wall_seconds * machine.cpus.max(1) as f64,
-        f.load.0,
-        f.load.1
+        "{}",
+        machine.run_line(f.wall_seconds, f.busy_seconds, &f.load)
     );
     let s = &f.software;
     let _ = writeln!(

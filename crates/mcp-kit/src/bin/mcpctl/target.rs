@@ -176,64 +176,90 @@ fn required(value: &Option<String>, name: &str) -> anyhow::Result<()> {
     }
 }
 
+/// Puts a subcommand's positionals in place and returns its server: with a command after
+/// `--`, what clap took for SERVER is the `next` positional, whose value moves to the front of
+/// `rest` (or is one too many, when there is no `rest`; `only` says what may come before `--`).
+fn place(
+    server: &mut Option<String>,
+    launch: &Launch,
+    next: Option<&mut Option<String>>,
+    rest: Option<&mut Vec<String>>,
+    only: &str,
+) -> anyhow::Result<Option<Target>> {
+    if !launch.command.is_empty() {
+        let spilled = match next {
+            Some(next) => shift(server, next),
+            None => server.take(),
+        };
+        match (spilled, rest) {
+            (Some(value), Some(rest)) => rest.insert(0, value),
+            (spilled, _) => none_left(spilled, only)?,
+        }
+    }
+    Ok(Target::of(server.take(), launch))
+}
+
 /// The server of `command` (`None` for the subcommands that talk to none), with its
 /// positionals put in place and the required ones checked.
 pub(crate) fn resolve(command: &mut Command) -> anyhow::Result<Option<Target>> {
     const SERVER: &str = "SERVER (a configured server's name or a URL), or a server command \
                           after `--`";
-    let (server, launch) = match command {
+    const OPTIONS: &str = "the options";
+    let target = match command {
         Command::ServerInfo(a)
         | Command::ListTools(a)
         | Command::ListResources(a)
         | Command::ListResourceTemplates(a)
         | Command::ListPrompts(a)
-        | Command::Ping(a) => {
-            if !a.launch.command.is_empty() {
-                none_left(a.server.take(), "the options")?;
-            }
-            (a.server.take(), &a.launch)
-        }
-        Command::Complete(a) => {
-            if !a.launch.command.is_empty() {
-                none_left(a.server.take(), "the options")?;
-            }
-            (a.server.take(), &a.launch)
-        }
+        | Command::Ping(a) => place(&mut a.server, &a.launch, None, None, OPTIONS)?,
+        Command::Complete(a) => place(&mut a.server, &a.launch, None, None, OPTIONS)?,
         Command::Call(a) => {
-            if !a.launch.command.is_empty()
-                && let Some(pair) = shift(&mut a.server, &mut a.tool)
-            {
-                a.pairs.insert(0, pair);
-            }
+            let target = place(
+                &mut a.server,
+                &a.launch,
+                Some(&mut a.tool),
+                Some(&mut a.pairs),
+                OPTIONS,
+            )?;
             required(&a.tool, "TOOL")?;
-            (a.server.take(), &a.launch)
+            target
         }
         Command::GetPrompt(a) => {
-            if !a.launch.command.is_empty()
-                && let Some(pair) = shift(&mut a.server, &mut a.name)
-            {
-                a.pairs.insert(0, pair);
-            }
+            let target = place(
+                &mut a.server,
+                &a.launch,
+                Some(&mut a.name),
+                Some(&mut a.pairs),
+                OPTIONS,
+            )?;
             required(&a.name, "NAME (the prompt's name)")?;
-            (a.server.take(), &a.launch)
+            target
         }
         Command::ReadResource(a) => {
-            if !a.launch.command.is_empty() {
-                none_left(shift(&mut a.server, &mut a.uri), "the resource's URI")?;
-            }
+            let target = place(
+                &mut a.server,
+                &a.launch,
+                Some(&mut a.uri),
+                None,
+                "the resource's URI",
+            )?;
             required(&a.uri, "URI (the resource's URI)")?;
-            (a.server.take(), &a.launch)
+            target
         }
         Command::Request(a) | Command::Notify(a) => {
-            if !a.launch.command.is_empty() {
-                none_left(shift(&mut a.server, &mut a.method), "the method")?;
-            }
+            let target = place(
+                &mut a.server,
+                &a.launch,
+                Some(&mut a.method),
+                None,
+                "the method",
+            )?;
             required(&a.method, "METHOD")?;
-            (a.server.take(), &a.launch)
+            target
         }
         Command::ListServers | Command::Completions(_) => return Ok(None),
     };
-    match Target::of(server, launch) {
+    match target {
         Some(target) => Ok(Some(target)),
         None => Err(usage(format!("missing {SERVER}"))),
     }
