@@ -109,6 +109,45 @@ pub fn typed_pairs(
     Ok(map)
 }
 
+/// Checks that `arguments` hold every property the tool's input schema lists as `required`;
+/// the error names each missing one with its type, so that it can be given before the call.
+pub fn check_required(
+    arguments: &Map<String, Value>,
+    schema: &Value,
+    tool: &str,
+) -> Result<(), String> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let missing: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|name| !arguments.contains_key(*name))
+        .map(|name| {
+            let types = properties
+                .and_then(|p| p.get(name))
+                .map(allowed_types)
+                .unwrap_or_default();
+            if types.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{name} ({})", types.join(" or "))
+            }
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "tool `{tool}` needs the argument{} {} (required by its input schema); give {} as \
+         KEY=VALUE",
+        if missing.len() == 1 { "" } else { "s" },
+        missing.join(", "),
+        if missing.len() == 1 { "it" } else { "them" }
+    ))
+}
+
 /// The JSON Schema types a property allows: `type`, else the union over `anyOf`/`oneOf`,
 /// else the kinds of its `enum`/`const` values; empty when unknown.
 fn allowed_types(schema: &Value) -> Vec<String> {
@@ -198,6 +237,26 @@ fn convert(raw: &str, property: &Value) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    #[test]
+    fn missing_required_arguments_are_named_with_their_types() {
+        let schema = json!({
+            "type": "object",
+            "properties": { "a": { "type": "number" }, "b": { "type": "integer" }, "c": {} },
+            "required": ["a", "b", "c"]
+        });
+        let given = |v: Value| v.as_object().cloned().unwrap();
+        let error = check_required(&given(json!({ "b": 1 })), &schema, "add").unwrap_err();
+        assert_eq!(
+            error,
+            "tool `add` needs the arguments a (number), c (required by its input schema); \
+             give them as KEY=VALUE"
+        );
+        let error = check_required(&given(json!({ "a": 1, "c": 0 })), &schema, "add").unwrap_err();
+        assert!(error.contains("the argument b (integer)") && error.contains("give it"));
+        check_required(&given(json!({ "a": 1, "b": 2, "c": null })), &schema, "add").unwrap();
+        check_required(&Map::new(), &json!({ "type": "object" }), "t").unwrap();
+    }
 
     use super::*;
 

@@ -1206,6 +1206,15 @@ async fn a_command_after_the_double_dash_is_a_trusted_stdio_server() {
         "{sum}"
     );
 
+    // A required argument left out is named, with its type, before the call.
+    let run = mcpctl(dir, &["call", "add", "a=2", "--", &example])
+        .await
+        .expect(2);
+    assert!(
+        run.stderr.contains("needs the argument b (number)"),
+        "{run:#?}"
+    );
+
     // What is missing or misplaced is a usage error, before anything starts.
     let run = mcpctl(dir, &["call", "--", "node", &probe]).await.expect(2);
     assert!(run.stderr.contains("missing TOOL"), "{run:#?}");

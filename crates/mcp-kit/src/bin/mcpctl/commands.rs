@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::CommandFactory;
-use mcp_kit::arguments::{json_object, json_object_file, split_pair, string_pairs, typed_pairs};
+use mcp_kit::arguments::{
+    check_required, json_object, json_object_file, split_pair, string_pairs, typed_pairs,
+};
 use mcp_kit::config::DISCOVERED_FILES;
 use mcp_kit::mcp::{CompleteContext, CompleteRequestParams, McpRequest, PingRequest, Reference};
 use mcp_kit::{Config, Manager, Session, TrustMode, UntrustedStreamableHttpPolicy};
@@ -345,19 +347,31 @@ async fn call_tool(
     mut arguments: Map<String, Value>,
 ) -> anyhow::Result<()> {
     let name = given(&call.tool);
-    if !call.pairs.is_empty() {
+    // Arguments given as JSON only are sent as they are; otherwise the tool's schema types the
+    // pairs and names the required arguments still missing, before the call.
+    let json_only =
+        call.pairs.is_empty() && (call.arguments_json.is_some() || call.arguments_file.is_some());
+    if !json_only {
         let tools = session.list_all_tools().await?;
-        let Some(tool) = tools.iter().find(|t| t.name == name) else {
-            return Err(server_failure(format!(
-                "server `{}` has no tool `{}` (not in its tools/list), so its KEY=VALUE \
-                 arguments cannot be converted; check the name with list-tools, or pass \
-                 --arguments-json",
-                session.server_name(),
-                name
-            )));
-        };
-        let schema = serde_json::to_value(&tool.input_schema)?;
-        arguments.extend(typed_pairs(&call.pairs, &schema, name).map_err(usage)?);
+        match tools.iter().find(|t| t.name == name) {
+            Some(tool) => {
+                let schema = serde_json::to_value(&tool.input_schema)?;
+                arguments.extend(typed_pairs(&call.pairs, &schema, name).map_err(usage)?);
+                check_required(&arguments, &schema, name).map_err(usage)?;
+            }
+            // Without pairs to type, a tool the list does not show is still called: the
+            // server has the last word on it.
+            None if call.pairs.is_empty() => {}
+            None => {
+                return Err(server_failure(format!(
+                    "server `{}` has no tool `{}` (not in its tools/list), so its KEY=VALUE \
+                     arguments cannot be converted; check the name with list-tools, or pass \
+                     --arguments-json",
+                    session.server_name(),
+                    name
+                )));
+            }
+        }
     }
     let result = session.call_tool(name, Some(arguments)).await?;
     let is_error = result.is_error == Some(true);
