@@ -889,7 +889,13 @@ async fn streamable_http_untrusted_needs_the_allow_flags() {
             .contains("refusing to connect non-https streamable http url in untrusted mode"),
         "{refused:#?}"
     );
-    assert!(refused.stderr.contains("--allow-http"), "{refused:#?}");
+    // Every flag the local URL needs, in one message.
+    assert!(
+        refused
+            .stderr
+            .contains("rerun with --allow-http --allow-private-ip (CLI)"),
+        "{refused:#?}"
+    );
     let refused = mcpctl(dir, &["--allow-http", "list-tools", "everything"])
         .await
         .expect(3);

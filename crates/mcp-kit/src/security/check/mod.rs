@@ -80,7 +80,7 @@ pub enum PolicyError {
     /// An `http://` URL while the policy requires https.
     #[error(
         "refusing to connect non-https streamable http url in untrusted mode: server `{}`, \
-         field `{field}`, url `{url}`; use https://, or rerun with --allow-http (CLI) / \
+         field `{field}`, url `{url}`; use https://, or rerun with {flags} (CLI) / \
          UntrustedStreamableHttpPolicy {{ require_https: false, .. }} (code)",
         shown(.server)
     )]
@@ -91,6 +91,9 @@ pub enum PolicyError {
         field: &'static str,
         /// The URL, redacted (`scheme://host[:port]`).
         url: String,
+        /// Every CLI flag this URL needs to pass, at once (`--allow-http --allow-private-ip`
+        /// for `http://127.0.0.1`), so that one rerun is enough.
+        flags: String,
     },
 
     /// A URL with `user:pass@` or `user@` credentials.
@@ -112,7 +115,7 @@ pub enum PolicyError {
     /// A `localhost`, `*.localhost`, `*.local`, `*.localdomain` or single-label host.
     #[error(
         "refusing to connect localhost/local/single-label domain in untrusted mode: server \
-         `{}`, field `{field}`, url `{url}`, host `{host}`; rerun with --allow-localhost (CLI) / \
+         `{}`, field `{field}`, url `{url}`, host `{host}`; rerun with {flags} (CLI) / \
          UntrustedStreamableHttpPolicy {{ allow_localhost: true, .. }} (code), or with --trust \
          (--allow-host does not lift this rule)",
         shown(.server)
@@ -126,12 +129,14 @@ pub enum PolicyError {
         url: String,
         /// The host, lowercased.
         host: String,
+        /// Every CLI flag this URL needs to pass, at once.
+        flags: String,
     },
 
     /// An IP literal that is not global (see [`is_global_ip`](super::is_global_ip)).
     #[error(
         "refusing to connect non-global ip in untrusted mode: server `{}`, field `{field}`, url \
-         `{url}`, ip `{ip}`; rerun with --allow-private-ip (CLI) / UntrustedStreamableHttpPolicy \
+         `{url}`, ip `{ip}`; rerun with {flags} (CLI) / UntrustedStreamableHttpPolicy \
          {{ allow_private_ips: true, .. }} (code), or with --trust",
         shown(.server)
     )]
@@ -144,6 +149,8 @@ pub enum PolicyError {
         url: String,
         /// The address (decoded from whatever form the URL used).
         ip: IpAddr,
+        /// Every CLI flag this URL needs to pass, at once.
+        flags: String,
     },
 
     /// A host outside a non-empty allowlist.
@@ -391,11 +398,13 @@ fn check_url(
             scheme: target.scheme,
         });
     }
+    let flags = lifting_flags(policy, &target);
     if target.scheme != "https" && policy.require_https {
         return Err(PolicyError::NonHttps {
             server,
             field,
             url: target.redacted,
+            flags,
         });
     }
     if target.has_credentials {
@@ -415,6 +424,7 @@ fn check_url(
                     field,
                     host: name.to_owned(),
                     url: target.redacted,
+                    flags,
                 });
             }
         }
@@ -425,6 +435,7 @@ fn check_url(
                     field,
                     ip: *ip,
                     url: target.redacted,
+                    flags,
                 });
             }
         }
@@ -448,6 +459,29 @@ fn check_url(
     }
 
     Ok(target)
+}
+
+/// The `--allow-*` flags that `target` needs under `policy`, space-separated: a refusal names
+/// them all, not one per run.
+fn lifting_flags(policy: &UntrustedStreamableHttpPolicy, target: &UrlTarget) -> String {
+    let mut flags = Vec::new();
+    if target.scheme == "http" && policy.require_https {
+        flags.push("--allow-http");
+    }
+    match &target.host {
+        Host::Domain(_) => {
+            let name = target.host.domain_for_matching().unwrap_or_default();
+            if !policy.allow_localhost && is_localhost_like(name) {
+                flags.push("--allow-localhost");
+            }
+        }
+        Host::Ip(ip) => {
+            if !policy.allow_private_ips && !is_global_ip(*ip) {
+                flags.push("--allow-private-ip");
+            }
+        }
+    }
+    flags.join(" ")
 }
 
 fn check_headers(server: &str, config: &StreamableHttpServer) -> Result<(), PolicyError> {

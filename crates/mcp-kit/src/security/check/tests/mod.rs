@@ -516,3 +516,41 @@ async fn untrusted_strings_are_escaped_in_messages() {
     );
     assert_eq!(error.server(), "re\u{202e}mote");
 }
+
+#[tokio::test]
+async fn a_refusal_names_every_flag_the_url_needs_at_once() {
+    let message = |policy: UntrustedStreamableHttpPolicy, url: &'static str| async move {
+        check(&policy, &http(url)).await.unwrap_err().to_string()
+    };
+    let cases = [
+        (
+            "http://127.0.0.1:8000/mcp",
+            "--allow-http --allow-private-ip",
+        ),
+        (
+            "http://localhost:8000/mcp",
+            "--allow-http --allow-localhost",
+        ),
+        ("http://[::1]/", "--allow-http --allow-private-ip"),
+        ("http://example.com/", "--allow-http"),
+        ("https://10.0.0.1/", "--allow-private-ip"),
+        ("https://localhost/", "--allow-localhost"),
+    ];
+    for (url, flags) in cases {
+        let text = message(policy(), url).await;
+        assert!(
+            text.contains(&format!("rerun with {flags} (CLI)")),
+            "{url}: {text}"
+        );
+    }
+    // What the policy already allows is not asked for again.
+    let relaxed = UntrustedStreamableHttpPolicy {
+        require_https: false,
+        ..policy()
+    };
+    let text = message(relaxed, "http://127.0.0.1:8000/mcp").await;
+    assert!(
+        text.contains("rerun with --allow-private-ip (CLI)"),
+        "{text}"
+    );
+}
