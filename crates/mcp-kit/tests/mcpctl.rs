@@ -1212,6 +1212,42 @@ async fn a_command_after_the_double_dash_is_a_trusted_stdio_server() {
         "{sum}"
     );
 
+    // ping in both eras: `ping` where the version has it, `server/discover` in 2026-07-28.
+    for version in ["2026-07-28", "2025-11-25"] {
+        let info = mcpctl(
+            dir,
+            &[
+                "--json",
+                "--protocol-version",
+                version,
+                "server-info",
+                "--",
+                &example,
+            ],
+        )
+        .await
+        .json();
+        assert_eq!(info["protocol_version"], version);
+        let pong = mcpctl(
+            dir,
+            &[
+                "--output",
+                "table",
+                "--protocol-version",
+                version,
+                "ping",
+                "--",
+                &example,
+            ],
+        )
+        .await
+        .expect(0);
+        assert!(
+            pong.stdout.starts_with("pong from `example_server` in "),
+            "{pong:#?}"
+        );
+    }
+
     // A required argument left out is named, with its type, before the call.
     let run = mcpctl(dir, &["call", "add", "a=2", "--", &example])
         .await

@@ -26,10 +26,18 @@ fn cursor_params(cursor: Option<&str>) -> Option<Value> {
 }
 
 impl Session {
-    /// `ping`: checks that the server answers (stateful era; 2026-07-28 has no ping and
-    /// answers `-32601`).
+    /// Checks that the server answers, in either era: `ping` where the negotiated version
+    /// has it; otherwise (2026-07-28 has no `ping`) `server/discover`, the request every
+    /// stateless server answers.
     pub async fn ping(&self) -> Result<(), Error> {
-        self.request(PingRequest::METHOD, None).await.map(drop)
+        let has_ping = mcp_schema::ProtocolVersion::parse(self.protocol_version())
+            .zip(mcp_schema::methods::method_info(PingRequest::METHOD))
+            .is_none_or(|(version, ping)| ping.exists_in(version));
+        if has_ping {
+            self.request(PingRequest::METHOD, None).await.map(drop)
+        } else {
+            self.discover().await.map(drop)
+        }
     }
 
     /// `tools/list`, one page.

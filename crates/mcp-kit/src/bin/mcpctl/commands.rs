@@ -10,7 +10,7 @@ use mcp_kit::arguments::{
     check_required, json_object, json_object_file, split_pair, string_pairs, typed_pairs,
 };
 use mcp_kit::config::DISCOVERED_FILES;
-use mcp_kit::mcp::{CompleteContext, CompleteRequestParams, McpRequest, PingRequest, Reference};
+use mcp_kit::mcp::{CompleteContext, CompleteRequestParams, Reference};
 use mcp_kit::{Config, Manager, Session, TrustMode, UntrustedStreamableHttpPolicy};
 use serde_json::{Map, Value, json};
 
@@ -315,10 +315,12 @@ async fn dispatch(
         }
         Command::Ping(_) => {
             let started = Instant::now();
-            let result = session.request(PingRequest::METHOD, None).await?;
+            session.ping().await?;
             let elapsed = started.elapsed().as_millis();
             let server = session.server_name().to_owned();
-            printer.print(&result, |_| format!("pong from `{server}` in {elapsed} ms"))
+            printer.print(&json!({}), |_| {
+                format!("pong from `{server}` in {elapsed} ms")
+            })
         }
         Command::Request(raw) => {
             let result = session.request(given(&raw.method), early.params).await?;
