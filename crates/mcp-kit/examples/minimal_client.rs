@@ -4,7 +4,7 @@
 //! cargo run -p mcp-kit --example minimal_client -- <server>
 //! ```
 //!
-//! The configuration is found in the current directory (`./.mcp.json`, else `./mcp.json`).
+//! The configuration is found in the current directory (`./.mcp.json`, else `./mcp.json`, `./.cursor/mcp.json`, `./.vscode/mcp.json`).
 //! The manager keeps the default trust mode, [`TrustMode::Untrusted`](mcp_kit::TrustMode):
 //! only `transport=streamable_http` servers at `https://` URLs on public hosts are reached;
 //! stdio and unix servers, `http://`, localhost and private addresses are refused with a message

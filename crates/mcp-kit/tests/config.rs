@@ -135,6 +135,53 @@ async fn discovery_falls_back_to_mcp_json() {
 }
 
 #[tokio::test]
+async fn discovery_finds_cursor_then_vscode_project_files() {
+    let dir = tempdir();
+    let vscode = write(
+        dir.path(),
+        ".vscode/mcp.json",
+        r#"{"servers": {"code": {"type": "http", "url": "https://example.com/mcp"}}}"#,
+    );
+    let config = Config::load(dir.path(), None).await.unwrap();
+    assert_eq!(config.path.as_deref(), Some(vscode.as_path()));
+    assert_eq!(config.format, ConfigFormat::VsCode);
+    assert_eq!(config.servers.keys().collect::<Vec<_>>(), ["code"]);
+
+    let cursor = write(
+        dir.path(),
+        ".cursor/mcp.json",
+        r#"{"mcpServers": {"cur": {"command": "node", "args": ["s.js"]}}}"#,
+    );
+    let config = Config::load(dir.path(), None).await.unwrap();
+    assert_eq!(config.path.as_deref(), Some(cursor.as_path()));
+    assert_eq!(config.servers.keys().collect::<Vec<_>>(), ["cur"]);
+
+    // The root's own files come first.
+    write(
+        dir.path(),
+        "mcp.json",
+        r#"{"version": 1, "servers": {"plain": {"transport": "unix", "unix_path": "b.sock"}}}"#,
+    );
+    let config = Config::load(dir.path(), None).await.unwrap();
+    assert_eq!(config.servers.keys().collect::<Vec<_>>(), ["plain"]);
+}
+
+#[tokio::test]
+async fn a_symlinked_cursor_directory_is_passed_over() {
+    let elsewhere = tempdir();
+    write(
+        elsewhere.path(),
+        "mcp.json",
+        r#"{"mcpServers": {"outside": {"command": "node"}}}"#,
+    );
+    let dir = tempdir();
+    symlink(elsewhere.path(), dir.path().join(".cursor")).unwrap();
+    let config = Config::load(dir.path(), None).await.unwrap();
+    assert_eq!(config.format, ConfigFormat::Empty);
+    assert!(config.servers.is_empty());
+}
+
+#[tokio::test]
 async fn no_file_gives_an_empty_configuration() {
     let dir = tempdir();
     let config = Config::load(dir.path(), None).await.unwrap();
@@ -209,8 +256,9 @@ async fn missing_override_is_an_error() {
         error.to_string(),
         format!(
             "mcp config not found: {} (check the --config / override path: a relative path is \
-             resolved against the root; without an override, ./.mcp.json then ./mcp.json are \
-             looked up and a missing file means no servers)",
+             resolved against the root; without an override, ./.mcp.json, ./mcp.json, \
+             ./.cursor/mcp.json and ./.vscode/mcp.json are looked up in that order and a missing \
+             file means no servers)",
             d(&missing)
         )
     );

@@ -4,8 +4,9 @@
 //! - A file named by the operator (`--config`, `MCPX_CONFIG`) is the operator's own, as
 //!   Claude Desktop treats its configuration: trusted (stdio servers are spawned, `${VAR}`
 //!   placeholders expanded).
-//! - Otherwise `./mcpx.json`, then `mcp-kit`'s lookup (`./.mcp.json`, `./mcp.json`): a file
-//!   that merely lies in the working directory is untrusted (`mcp-kit`'s policy and messages)
+//! - Otherwise `./mcpx.json`, then `mcp-kit`'s lookup (`./.mcp.json`, `./mcp.json`,
+//!   `./.cursor/mcp.json`, `./.vscode/mcp.json`): a file that merely lies in the working
+//!   directory is untrusted (`mcp-kit`'s policy and messages)
 //!   unless the operator says `--trust`.
 //!
 //! Changes to the file take effect on restart.
@@ -80,7 +81,7 @@ pub enum LoadError {
 const LOOKUP: [&str; 3] = [DEFAULT_FILE, ".mcp.json", "mcp.json"];
 
 /// Loads the configuration: `explicit` (from `--config` / `MCPX_CONFIG`; relative to `cwd`)
-/// trusted, else the first of `mcpx.json`, `.mcp.json`, `mcp.json` in `cwd`, trusted only
+/// trusted, else `mcpx.json`, then mcp-kit's lookup (`DISCOVERED_FILES`) in `cwd`, trusted only
 /// when `trust` is set. `env` is the environment (`std::env::vars()`); its `MCPX_*` options
 /// override the file's.
 ///

@@ -251,7 +251,8 @@ impl fmt::Display for NotFoundHint<'_> {
             ),
             None => f.write_str(
                 " (check the --config / override path: a relative path is resolved against the \
-                 root; without an override, ./.mcp.json then ./mcp.json are looked up and a \
+                 root; without an override, ./.mcp.json, ./mcp.json, ./.cursor/mcp.json and \
+                 ./.vscode/mcp.json are looked up in that order and a \
                  missing file means no servers)",
             ),
         }

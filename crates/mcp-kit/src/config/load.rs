@@ -13,12 +13,18 @@ use super::compat::{self, Flavor};
 use super::json::{self, Ctx, has_parent_dir, kind, quoted};
 use super::{ClientConfig, Config, ConfigError, ConfigFormat, MAX_CONFIG_BYTES, ServerConfig, v1};
 
-/// The files [`Config::load`] looks up under the root, in order.
-pub const DISCOVERED_FILES: [&str; 2] = [".mcp.json", "mcp.json"];
+/// The files [`Config::load`] looks up under the root, in order: Claude Code's and the
+/// generic name, then Cursor's and VS Code's project files.
+pub const DISCOVERED_FILES: [&str; 4] = [
+    ".mcp.json",
+    "mcp.json",
+    ".cursor/mcp.json",
+    ".vscode/mcp.json",
+];
 
 impl Config {
     /// Loads the configuration: `override_path` (absolute or relative to `root`), else
-    /// `root/.mcp.json`, else `root/mcp.json`, else an empty configuration
+    /// the first of [`DISCOVERED_FILES`] under `root`, else an empty configuration
     /// ([`ConfigFormat::Empty`], no servers, `path: None`).
     ///
     /// - A missing override file is an error ([`ConfigError::NotFound`]); a discovered file
@@ -104,10 +110,23 @@ impl Config {
     }
 }
 
-/// The first of [`DISCOVERED`] that exists (as anything, even a dangling symlink) under `root`.
+/// The first of [`DISCOVERED_FILES`] that exists (as anything, even a dangling symlink) under
+/// `root`. A `.cursor` or `.vscode` directory that is a symlink is passed over (with a
+/// warning): it could lead out of the root.
 async fn discover(root: &Path) -> Result<Option<PathBuf>, ConfigError> {
     for name in DISCOVERED_FILES {
         let candidate = root.join(name);
+        if let Some((dir, _)) = name.split_once('/')
+            && fs::symlink_metadata(root.join(dir))
+                .await
+                .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            tracing::warn!(
+                path = %candidate.display(),
+                "not reading an mcp config through a symlinked directory"
+            );
+            continue;
+        }
         match fs::symlink_metadata(&candidate).await {
             Ok(_) => return Ok(Some(candidate)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}

@@ -1,6 +1,7 @@
 //! `mcp.json`: the configuration of the servers a client may connect to.
 //!
-//! [`Config::load`] discovers `./.mcp.json` then `./mcp.json` under a root (or takes an explicit
+//! [`Config::load`] discovers the first of [`DISCOVERED_FILES`] under a root (`.mcp.json`,
+//! `mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`), or takes an explicit
 //! path), enforces the size cap and the regular-file rule, and parses either the strict
 //! `mcp.json` v1 schema or one of the compatible formats (the `mcpServers` wrapper, Claude
 //! Code's direct server map, VS Code's `servers` map).

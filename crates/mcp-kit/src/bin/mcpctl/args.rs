@@ -45,7 +45,8 @@ no configuration file is read for it.";
     about = "A config-driven MCP client: inspect and debug the servers of an mcp.json",
     long_about = "A config-driven MCP client: inspect and debug the servers of an mcp.json \
                   (transports stdio, unix and streamable_http).\n\n\
-                  The configuration is --config, else <root>/.mcp.json, else <root>/mcp.json. \
+                  The configuration is --config, else the first of <root>/.mcp.json, mcp.json, \
+                  .cursor/mcp.json and .vscode/mcp.json. \
                   The configuration is untrusted by default: stdio and unix servers need \
                   --trust, and remote servers must be https on a public host unless an \
                   --allow-* option relaxes that.",
@@ -82,8 +83,8 @@ pub(crate) struct GlobalArgs {
     #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL)]
     pub(crate) root: Option<PathBuf>,
 
-    /// Configuration file (absolute, or relative to --root) [default: <root>/.mcp.json, else
-    /// <root>/mcp.json]
+    /// Configuration file (absolute, or relative to --root) [default: the first of
+    /// <root>/.mcp.json, mcp.json, .cursor/mcp.json, .vscode/mcp.json]
     #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL)]
     pub(crate) config: Option<PathBuf>,
 
