@@ -1038,6 +1038,14 @@ async fn connection_failures_and_timeouts_exit_with_4() {
         run.stderr.contains("mcpctl: mcp server `missing`"),
         "{run:#?}"
     );
+    // A refused connection says so, not only "error sending request".
+    let port = support::free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let run = mcpctl(dir, &["ping", &url]).await.expect(4);
+    assert!(
+        run.stderr.contains("failed: connection refused"),
+        "{run:#?}"
+    );
     let run = mcpctl(
         dir,
         &[

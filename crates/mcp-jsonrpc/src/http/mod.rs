@@ -27,6 +27,7 @@
 //!   POST exchange (requests, notifications and responses alike) and the wait for the answer
 //!   to a request the server accepted with `202`, never the GET stream.
 
+mod cause;
 mod get_stream;
 mod post;
 mod redact;

@@ -88,7 +88,7 @@ impl HttpOutbound {
             Error::Http(format!(
                 "POST {} failed: {}",
                 self.post_shown,
-                e.without_url()
+                cause::described(e)
             ))
         })?;
         self.note_session(&response);
@@ -209,7 +209,7 @@ impl HttpOutbound {
         let response = self.post(bytes, headers).await.map_err(|e| {
             let unreached = e.is_connect();
             let mut error = bridged(
-                format!("POST {} failed: {}", self.post_shown, e.without_url()),
+                format!("POST {} failed: {}", self.post_shown, cause::described(e)),
                 None,
                 None,
             );
@@ -313,7 +313,7 @@ impl HttpOutbound {
             }
             Err(BodyError::Http(e)) => {
                 return Err(bridged(
-                    format!("reading the response body failed: {}", e.without_url()),
+                    format!("reading the response body failed: {}", cause::described(e)),
                     Some(status),
                     None,
                 ));

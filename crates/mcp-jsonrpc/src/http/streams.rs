@@ -68,7 +68,7 @@ impl HttpOutbound {
             Error::Http(format!(
                 "GET {} failed: {}",
                 self.sse_shown,
-                e.without_url()
+                cause::described(e)
             ))
         })
     }
@@ -115,7 +115,7 @@ impl HttpOutbound {
                     }
                     return Err(Error::Http(format!(
                         "SSE stream error: {}",
-                        e.without_url()
+                        cause::described(e)
                     )));
                 }
             };
