@@ -127,6 +127,8 @@ mod options;
 #[cfg(feature = "client")]
 mod peer;
 #[cfg(feature = "client")]
+mod stderr_tail;
+#[cfg(feature = "client")]
 mod stdout_log;
 #[cfg(feature = "client")]
 mod stream;
@@ -145,3 +147,5 @@ pub use incoming::IncomingRequest;
 pub use options::{BASELINE_ENV_VARS, Limits, SpawnOptions, StderrMode, StdoutLog};
 #[cfg(feature = "client")]
 pub use peer::{Peer, WaitOnTimeout};
+#[cfg(feature = "client")]
+pub use stderr_tail::{ChildExit, STDERR_TAIL_LINES};

@@ -71,6 +71,14 @@ pub enum StderrMode {
     Inherit,
     /// Discarded.
     Null,
+    /// Read by this process: each line passed on to its stderr when `echo` is set, and the
+    /// last [`STDERR_TAIL_LINES`](crate::STDERR_TAIL_LINES) kept, so that
+    /// [`Peer::child_exit`](crate::Peer::child_exit) can tell what a server that failed
+    /// printed last.
+    Capture {
+        /// Also write the lines to this process's stderr.
+        echo: bool,
+    },
 }
 
 /// Options of a connection. Despite the name (kept from the seed API), only the `env`,

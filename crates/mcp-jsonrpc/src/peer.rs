@@ -18,6 +18,7 @@ use crate::connection::{InboundReceivers, PeerStats, Shared};
 use crate::handle::{PeerHandle, PendingRequest};
 use crate::incoming::IncomingRequest;
 use crate::message::Notification;
+use crate::stderr_tail::{ChildExit, StderrTail};
 use crate::stdout_log::StdoutLogWriter;
 use crate::stream::{self, AfterClose};
 use crate::{BASELINE_ENV_VARS, Error, SpawnOptions, StderrMode};
@@ -32,6 +33,7 @@ use crate::{BASELINE_ENV_VARS, Error, SpawnOptions, StderrMode};
 pub struct Peer {
     handle: PeerHandle,
     child: Option<Child>,
+    stderr: Option<Arc<StderrTail>>,
     requests: Option<mpsc::Receiver<IncomingRequest>>,
     notifications: Option<mpsc::Receiver<Notification>>,
 }
@@ -54,6 +56,7 @@ impl Peer {
         Self {
             handle: PeerHandle { shared },
             child,
+            stderr: None,
             requests: Some(receivers.requests),
             notifications: Some(receivers.notifications),
         }
@@ -118,6 +121,7 @@ impl Peer {
             .stderr(match options.stderr {
                 StderrMode::Inherit => Stdio::inherit(),
                 StderrMode::Null => Stdio::null(),
+                StderrMode::Capture { .. } => Stdio::piped(),
             })
             .kill_on_drop(options.kill_on_drop);
         let mut child = command
@@ -126,6 +130,10 @@ impl Peer {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(Error::InvalidArgument("child pipes are missing".into()));
         };
+        let stderr = match (options.stderr, child.stderr.take()) {
+            (StderrMode::Capture { echo }, Some(stderr)) => Some(StderrTail::start(stderr, echo)),
+            _ => None,
+        };
         let (shared, receivers) = stream::start(
             stdout,
             stdin,
@@ -133,7 +141,9 @@ impl Peer {
             log,
             AfterClose::DrainUntilEof,
         );
-        Ok(Self::from_parts(shared, receivers, Some(child)))
+        let mut peer = Self::from_parts(shared, receivers, Some(child));
+        peer.stderr = stderr;
+        Ok(peer)
     }
 
     /// Connects to a server listening on a unix domain socket.
@@ -302,6 +312,29 @@ impl Peer {
     /// The child process, if this connection spawned one and it was not taken.
     pub fn child(&self) -> Option<&Child> {
         self.child.as_ref()
+    }
+
+    /// How the spawned child ended, for an error about it: waits up to `grace` for it to
+    /// exit (without closing the connection or killing it) and for its captured stderr to
+    /// end, then gives its exit status (if it exited) and its last stderr lines (with
+    /// [`StderrMode::Capture`]). `None` when there is no child.
+    pub async fn child_exit(&mut self, grace: Duration) -> Option<ChildExit> {
+        let child = self.child.as_mut()?;
+        let status = tokio::time::timeout(grace, child.wait())
+            .await
+            .ok()
+            .and_then(Result::ok);
+        let stderr_tail = match &self.stderr {
+            Some(tail) => {
+                tail.wait_for_end(grace).await;
+                tail.lines()
+            }
+            None => Vec::new(),
+        };
+        Some(ChildExit {
+            status,
+            stderr_tail,
+        })
     }
 
     /// Takes ownership of the child process (for example after

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use mcp_jsonrpc::{Peer, SpawnOptions, StdoutLog, StreamableHttpOptions};
+use mcp_jsonrpc::{Peer, SpawnOptions, StderrMode, StdoutLog, StreamableHttpOptions};
 
 use crate::config::{ServerConfig, StdioServer, StdoutLogConfig, StreamableHttpServer};
 use crate::security::{self, TrustMode, UntrustedStreamableHttpPolicy};
@@ -16,6 +16,7 @@ pub(crate) struct ConnectPolicy {
     pub(crate) trust_mode: TrustMode,
     pub(crate) untrusted_http: UntrustedStreamableHttpPolicy,
     pub(crate) allow_stdout_log_outside_root: bool,
+    pub(crate) stderr: StderrMode,
 }
 
 /// Opens the connection to `server` as configured, `root` being the workspace root (the
@@ -102,6 +103,7 @@ fn spawn_options(
                 .collect(),
             inherit_env: stdio.inherit_env,
             cwd: Some(root.to_path_buf()),
+            stderr: policy.stderr,
             ..Default::default()
         },
     ))

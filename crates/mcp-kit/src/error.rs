@@ -82,6 +82,22 @@ pub enum Error {
         source: mcp_jsonrpc::Error,
     },
 
+    /// A spawned server's connection closed and the server had exited, or soon did: the
+    /// error, then its exit status and the last lines it wrote to stderr, when known (see
+    /// [`Manager::with_stderr`](crate::Manager::with_stderr)).
+    #[error("{source}{}", exit_details(.status.as_deref(), .stderr_tail))]
+    ServerExited {
+        /// The server's name.
+        server: String,
+        /// How it exited (`exit status: 1`, `signal: 9 (SIGKILL)`), when it had.
+        status: Option<String>,
+        /// The last lines it wrote to stderr (empty when not captured).
+        stderr_tail: Vec<String>,
+        /// The error the connection ended with.
+        #[source]
+        source: Box<Error>,
+    },
+
     /// The server's answer did not follow the protocol (a malformed result, a version we do
     /// not speak, a handshake that failed).
     #[error("mcp server `{server}`: {message}")]
@@ -116,4 +132,20 @@ impl Error {
     pub fn is_refused(&self) -> bool {
         matches!(self, Error::Refused(_))
     }
+}
+
+/// `; the server exited (exit status: 1); its last stderr lines:` and the lines, indented.
+fn exit_details(status: Option<&str>, stderr_tail: &[String]) -> String {
+    let mut text = match status {
+        Some(status) => format!("; the server exited ({status})"),
+        None => String::new(),
+    };
+    if !stderr_tail.is_empty() {
+        text.push_str("; its last stderr lines:");
+        for line in stderr_tail {
+            text.push_str("\n  | ");
+            text.push_str(line);
+        }
+    }
+    text
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_jsonrpc::StderrMode;
 use mcp_schema::{
     CallToolResult, GetPromptResult, Implementation, McpNotification, McpRequest, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, Tool,
@@ -94,6 +95,7 @@ impl Manager {
                 trust_mode: TrustMode::Untrusted,
                 untrusted_http: UntrustedStreamableHttpPolicy::default(),
                 allow_stdout_log_outside_root: false,
+                stderr: StderrMode::Inherit,
             },
             sessions: Mutex::default(),
             connecting: Mutex::default(),
@@ -147,6 +149,14 @@ impl Manager {
         policy: UntrustedStreamableHttpPolicy,
     ) -> Self {
         self.policy.untrusted_http = policy;
+        self
+    }
+
+    /// Where the stderr of spawned (stdio) servers goes (default [`StderrMode::Inherit`]).
+    /// With [`StderrMode::Capture`] an error about a server that exited ends with its exit
+    /// status and the last lines it wrote there ([`Error::ServerExited`]).
+    pub fn with_stderr(mut self, stderr: StderrMode) -> Self {
+        self.policy.stderr = stderr;
         self
     }
 

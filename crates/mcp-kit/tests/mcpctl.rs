@@ -1089,6 +1089,9 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   } else if (msg.method === 'tools/list') {
     send({ jsonrpc: '2.0', id: msg.id, result: { tools: [
       { name: 'whoami', inputSchema: { type: 'object', properties: {} } }] } });
+  } else if (msg.method === 'tools/call' && msg.params.name === 'die') {
+    process.stderr.write('dying on purpose\n');
+    process.exit(7);
   } else if (msg.method === 'tools/call') {
     const text = JSON.stringify({ init, cwd: process.cwd(), arguments: msg.params.arguments,
       probe_value: process.env.PROBE_VALUE ?? null, parent_secret: process.env.MCPCTL_TEST_SECRET ?? null });
@@ -1255,6 +1258,39 @@ async fn a_command_after_the_double_dash_is_a_trusted_stdio_server() {
             "{pong:#?}"
         );
     }
+
+    // A server that dies: its exit status and last stderr lines are part of the error; its
+    // stderr is shown as it comes, unless -q.
+    let script = "echo 'Error: missing API_KEY' >&2; exit 3";
+    let run = mcpctl(dir, &["list-tools", "--", "sh", "-c", script])
+        .await
+        .expect(4);
+    assert!(
+        run.stderr.contains("the server exited (exit status: 3)")
+            && run.stderr.contains("\n  | Error: missing API_KEY"),
+        "{run:#?}"
+    );
+    assert_eq!(
+        run.stderr.matches("Error: missing API_KEY").count(),
+        2,
+        "{run:#?}"
+    );
+    let run = mcpctl(dir, &["-q", "list-tools", "--", "sh", "-c", script])
+        .await
+        .expect(4);
+    assert_eq!(
+        run.stderr.matches("Error: missing API_KEY").count(),
+        1,
+        "{run:#?}"
+    );
+    let run = mcpctl(dir, &["call", "die", "--", "node", &probe])
+        .await
+        .expect(4);
+    assert!(
+        run.stderr.contains("the server exited (exit status: 7)")
+            && run.stderr.contains("  | dying on purpose"),
+        "{run:#?}"
+    );
 
     // A required argument left out is named, with its type, before the call.
     let run = mcpctl(dir, &["call", "add", "a=2", "--", &example])

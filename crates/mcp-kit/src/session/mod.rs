@@ -26,6 +26,9 @@ mod subscription;
 pub use request::ProgressUpdate;
 pub use subscription::Subscription;
 
+/// How long [`Session::with_exit_details`] waits for a server whose connection closed to exit.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
 /// What a [`Session`] is configured with (from the [`Manager`](crate::Manager)).
 #[derive(Debug, Clone)]
 pub(crate) struct SessionSettings {
@@ -156,6 +159,29 @@ impl std::fmt::Debug for Session {
 
 impl Session {
     /// Takes over a JSON-RPC connection and performs the handshake.
+    /// `error`, with how the server ended when it is about a closed connection to a server
+    /// this session spawned: waits up to [`EXIT_GRACE`] for the server to exit and its
+    /// captured stderr to end, then gives [`Error::ServerExited`] with its exit status and
+    /// last stderr lines (see [`Manager::with_stderr`](crate::Manager::with_stderr)). Any
+    /// other error is returned as it is.
+    pub async fn with_exit_details(&mut self, error: Error) -> Error {
+        if self.is_connected() || matches!(error, Error::ServerExited { .. }) {
+            return error;
+        }
+        let Some(exit) = self.client.child_exit(EXIT_GRACE).await else {
+            return error;
+        };
+        if exit.status.is_none() && exit.stderr_tail.is_empty() {
+            return error;
+        }
+        Error::ServerExited {
+            server: self.shared.server.clone(),
+            status: exit.status.map(|status| status.to_string()),
+            stderr_tail: exit.stderr_tail,
+            source: Box::new(error),
+        }
+    }
+
     pub(crate) async fn establish(
         server: &str,
         mut client: Peer,
@@ -198,7 +224,11 @@ impl Session {
             timeout: settings.timeout,
             tool_headers: Mutex::new(HashMap::new()),
         };
-        session.negotiated = era::negotiate(&session, settings.protocol_version.as_deref()).await?;
+        session.negotiated =
+            match era::negotiate(&session, settings.protocol_version.as_deref()).await {
+                Ok(negotiated) => negotiated,
+                Err(error) => return Err(session.with_exit_details(error).await),
+            };
         if session.shared.http {
             // Every later HTTP request names the negotiated version.
             let _ = session.shared.handle.set_http_header(

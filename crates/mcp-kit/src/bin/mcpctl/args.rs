@@ -96,6 +96,11 @@ pub(crate) struct GlobalArgs {
     #[arg(long, global = true, value_enum, value_name = "FORMAT", help_heading = GLOBAL)]
     pub(crate) output: Option<OutputFormat>,
 
+    /// Hide what stdio servers write to stderr (it is shown by default; when a server fails,
+    /// its last lines are part of the error either way)
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
+    pub(crate) quiet: bool,
+
     /// Per-request timeout in milliseconds
     #[arg(
         long,

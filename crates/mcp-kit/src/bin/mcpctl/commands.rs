@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::CommandFactory;
+use mcp_jsonrpc::StderrMode;
 use mcp_kit::arguments::{
     check_required, json_object, json_object_file, split_pair, string_pairs, typed_pairs,
 };
@@ -147,7 +148,10 @@ fn build_manager(global: &GlobalArgs, config: Config, root: PathBuf, trust: Trus
         .with_timeout(timeout)
         .with_trust_mode(trust)
         .with_untrusted_streamable_http_policy(policy)
-        .with_allow_stdout_log_outside_root(global.allow_stdout_log_outside_root);
+        .with_allow_stdout_log_outside_root(global.allow_stdout_log_outside_root)
+        .with_stderr(StderrMode::Capture {
+            echo: !global.quiet,
+        });
     match &global.protocol_version {
         Some(version) => manager.with_protocol_version(Some(version.clone())),
         None => manager,
@@ -159,11 +163,18 @@ fn build_manager(global: &GlobalArgs, config: Config, root: PathBuf, trust: Trus
 async fn run_on_server(ctx: &Context, target: &Target, command: Command) -> anyhow::Result<()> {
     // Checked before connecting, so that a bad argument costs no connection.
     let early = prepare(&command)?;
-    let session = {
+    let mut session = {
         let _spinner = Spinner::start(format!("connecting to {}…", target.label()));
         ctx.manager.open(&target.name()).await?
     };
-    let outcome = Box::pin(dispatch(ctx, &session, &command, early)).await;
+    let outcome = match Box::pin(dispatch(ctx, &session, &command, early)).await {
+        // A server that died mid-command: say how it ended and what it printed last.
+        Err(error) => match error.downcast::<mcp_kit::Error>() {
+            Ok(error) => Err(session.with_exit_details(error).await.into()),
+            Err(error) => Err(error),
+        },
+        ok => ok,
+    };
     shut_down(session).await;
     outcome
 }

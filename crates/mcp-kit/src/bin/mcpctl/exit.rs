@@ -73,7 +73,7 @@ fn of_library_error(error: &mcp_kit::Error) -> Exit {
     match error {
         E::Refused(_) | E::StdoutLogOutsideRoot { .. } => Exit::Refused,
         E::Config(_) | E::UnknownServer(_) | E::MissingEnvVar { .. } => Exit::Usage,
-        E::Connection { .. } | E::Timeout { .. } => Exit::Connection,
+        E::Connection { .. } | E::Timeout { .. } | E::ServerExited { .. } => Exit::Connection,
         E::Rpc { .. } | E::Protocol { .. } | E::Json { .. } => Exit::Server,
         // A kind added to the library later: a server-side failure until classified.
         _ => Exit::Server,
