@@ -38,6 +38,14 @@ pub(crate) async fn open(
             if let ServerConfig::StreamableHttp(http) = configured {
                 security::check_untrusted_http(&policy.untrusted_http, server, http).await?;
             }
+            let literal = configured.fields_with_placeholders();
+            if !literal.is_empty() {
+                tracing::warn!(
+                    "mcp server `{server}`: the placeholders in {} are sent as written \
+                     (untrusted mode does not read the environment; --trust expands them)",
+                    literal.join(", ")
+                );
+            }
             configured.clone()
         }
         // Placeholders are expanded only for a trusted configuration: expanding them is

@@ -1834,6 +1834,13 @@ fn expand_placeholders_values() {
             "cost: $5, {x}, $HOME, $, $$".into(),
         ),
         ("$${MCP_ROOT}$".into(), "$/work/root$".into()),
+        // The forms of other clients: VS Code and Cursor, Claude Code's defaults.
+        ("${workspaceFolder}/s.js".into(), "/work/root/s.js".into()),
+        (format!("${{env:{name}}}"), value.clone()),
+        (format!("${{{name}:-fallback}}"), value.clone()),
+        (format!("${{{UNSET}:-fallback}}"), "fallback".into()),
+        (format!("${{{UNSET}:-}}"), String::new()),
+        (format!("${{env:{UNSET}:-x y}}"), "x y".into()),
     ];
     for (input, expected) in cases {
         assert_eq!(
@@ -1879,7 +1886,19 @@ fn expand_placeholders_errors() {
         );
     }
 
-    for name in ["", "input:key", "env:HOME", "A-B", "A B"] {
+    let home = std::env::home_dir().expect("a home directory");
+    assert_eq!(
+        expand_placeholders("${userHome}/.config", root).unwrap(),
+        format!("{}/.config", home.display())
+    );
+    // `env:` names a variable, never the root or home.
+    let error = expand_placeholders("${env:workspaceFolder}", root).unwrap_err();
+    assert!(
+        matches!(error, ConfigError::UnsetVariable { .. }),
+        "{error}"
+    );
+
+    for name in ["", "input:key", "env:", "A-B", "A B", ":-x"] {
         let error = expand_placeholders(&format!("${{{name}}}"), root).unwrap_err();
         assert!(
             matches!(&error, ConfigError::InvalidPlaceholder { placeholder, .. } if placeholder == name)

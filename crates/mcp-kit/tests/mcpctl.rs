@@ -984,6 +984,19 @@ async fn streamable_http_untrusted_needs_the_allow_flags() {
     .await
     .expect(0);
 
+    // Untrusted, a placeholder is sent as written, with a warning naming its field.
+    let literal = workspace(json!({
+        "mcpServers": { "everything": { "url": server.url, "headers": { "X-Token": "${TOKEN}" } } }
+    }));
+    let run = mcpctl(literal.path(), &with(&allow, &["ping", "everything"]))
+        .await
+        .expect(0);
+    assert!(
+        run.stderr
+            .contains("the placeholders in http_headers.X-Token are sent as written"),
+        "{run:#?}"
+    );
+
     // --trust lifts every check.
     let echo = mcpctl(
         dir,

@@ -5,15 +5,28 @@ use std::path::Path;
 
 use super::{ConfigError, HttpUrls, ServerConfig};
 
-/// Placeholders replaced by the root instead of an environment variable.
-const ROOT_PLACEHOLDERS: [&str; 2] = ["CLAUDE_PLUGIN_ROOT", "MCP_ROOT"];
+/// Placeholders replaced by the root instead of an environment variable (Claude Code's
+/// plugin root, ours, and VS Code's and Cursor's workspace folder).
+const ROOT_PLACEHOLDERS: [&str; 3] = ["CLAUDE_PLUGIN_ROOT", "MCP_ROOT", "workspaceFolder"];
+
+/// The placeholder replaced by the user's home directory (VS Code, Cursor).
+const HOME_PLACEHOLDER: &str = "userHome";
+
+/// What a placeholder names an environment variable with in VS Code and Cursor: `${env:NAME}`.
+const ENV_PREFIX: &str = "env:";
+
+/// What separates a variable from its default in Claude Code: `${NAME:-default}`.
+const DEFAULT_SEPARATOR: &str = ":-";
 
 /// Expands the `${NAME}` placeholders of one configuration value.
 ///
-/// - `${CLAUDE_PLUGIN_ROOT}` and `${MCP_ROOT}` become `root` (as given, not canonicalized),
-///   whatever the environment says;
-/// - any other `${NAME}` becomes the value of the process environment variable `NAME`; a
-///   variable that is not set is an error naming it ([`ConfigError::UnsetVariable`]);
+/// - `${CLAUDE_PLUGIN_ROOT}`, `${MCP_ROOT}` and `${workspaceFolder}` become `root` (as given,
+///   not canonicalized), whatever the environment says; `${userHome}` becomes the user's home
+///   directory;
+/// - any other `${NAME}`, or `${env:NAME}` (VS Code's and Cursor's form), becomes the value of
+///   the process environment variable `NAME`; a variable that is not set is an error naming
+///   it ([`ConfigError::UnsetVariable`]), unless the placeholder gives a default:
+///   `${NAME:-default}` (Claude Code's form) becomes `default` then;
 /// - a `$` not followed by `{` is kept as is (there is no escape: `$$` stays `$$`);
 /// - a `${` without a closing `}` is an error ([`ConfigError::UnterminatedPlaceholder`]), and
 ///   so is a name that is empty or uses anything but ASCII letters, digits and `_`
@@ -48,12 +61,18 @@ pub fn expand_placeholders(value: &str, root: &Path) -> Result<String, ConfigErr
 }
 
 /// The value of one placeholder.
-fn resolve(name: &str, root: &Path) -> Result<String, ConfigError> {
+fn resolve(placeholder: &str, root: &Path) -> Result<String, ConfigError> {
     let invalid = |reason: String| ConfigError::InvalidPlaceholder {
-        placeholder: name.to_owned(),
+        placeholder: placeholder.to_owned(),
         field: None,
         reason,
     };
+    let (name, default) = match placeholder.split_once(DEFAULT_SEPARATOR) {
+        Some((name, default)) => (name, Some(default)),
+        None => (placeholder, None),
+    };
+    let from_env = name.strip_prefix(ENV_PREFIX);
+    let name = from_env.unwrap_or(name);
     if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return Err(invalid(
             "a variable name must be non-empty and use only ASCII letters, digits and `_` \
@@ -61,7 +80,18 @@ fn resolve(name: &str, root: &Path) -> Result<String, ConfigError> {
                 .to_owned(),
         ));
     }
-    if ROOT_PLACEHOLDERS.contains(&name) {
+    if from_env.is_none() && name == HOME_PLACEHOLDER {
+        return match env::home_dir() {
+            Some(home) => home
+                .to_str()
+                .map(str::to_owned)
+                .ok_or_else(|| invalid("the home directory is not valid UTF-8".to_owned())),
+            None => Err(invalid(
+                "the home directory is not known (set HOME)".to_owned(),
+            )),
+        };
+    }
+    if from_env.is_none() && ROOT_PLACEHOLDERS.contains(&name) {
         return root.to_str().map(str::to_owned).ok_or_else(|| {
             invalid(format!(
                 "the root {} is not valid UTF-8 (use a root whose path is UTF-8)",
@@ -71,6 +101,9 @@ fn resolve(name: &str, root: &Path) -> Result<String, ConfigError> {
     }
     match env::var(name) {
         Ok(value) => Ok(value),
+        Err(VarError::NotPresent) if default.is_some() => {
+            Ok(default.unwrap_or_default().to_owned())
+        }
         Err(VarError::NotPresent) => Err(ConfigError::UnsetVariable {
             name: name.to_owned(),
             field: None,
@@ -97,35 +130,57 @@ impl ServerConfig {
     ///
     /// The first placeholder error, as for [`expand_placeholders`], with its field set.
     pub fn expanded(&self, root: &Path) -> Result<ServerConfig, ConfigError> {
-        let expand = |value: &str, field: &dyn Fn() -> String| {
-            expand_placeholders(value, root).map_err(|e| e.in_field(field))
-        };
+        let mut out = self.clone();
+        out.each_expandable(&mut |field, value| {
+            *value = expand_placeholders(value, root).map_err(|e| e.in_field(&|| field()))?;
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The fields that hold a `${…}` placeholder (`argv[1]`, `env.KEY`, `url`,
+    /// `http_headers.X-Api-Key`, …): in Untrusted mode they are sent as written, which the
+    /// manager warns about.
+    pub fn fields_with_placeholders(&self) -> Vec<String> {
+        let mut fields = Vec::new();
+        let mut copy = self.clone();
+        let _ = copy.each_expandable(&mut |field, value| {
+            if value.contains("${") {
+                fields.push(field());
+            }
+            Ok(())
+        });
+        fields
+    }
+
+    /// Calls `visit` with the name and value of each field that may hold placeholders.
+    fn each_expandable(
+        &mut self,
+        visit: &mut dyn FnMut(&dyn Fn() -> String, &mut String) -> Result<(), ConfigError>,
+    ) -> Result<(), ConfigError> {
         match self {
             ServerConfig::Stdio(stdio) => {
-                let mut out = stdio.clone();
-                for (i, arg) in out.argv.iter_mut().enumerate() {
-                    *arg = expand(arg, &|| format!("argv[{i}]"))?;
+                for (i, arg) in stdio.argv.iter_mut().enumerate() {
+                    visit(&|| format!("argv[{i}]"), arg)?;
                 }
-                for (key, value) in &mut out.env {
-                    *value = expand(value, &|| format!("env.{key}"))?;
+                for (key, value) in &mut stdio.env {
+                    visit(&|| format!("env.{key}"), value)?;
                 }
-                Ok(ServerConfig::Stdio(out))
             }
-            ServerConfig::Unix(unix) => Ok(ServerConfig::Unix(unix.clone())),
+            ServerConfig::Unix(_) => {}
             ServerConfig::StreamableHttp(http) => {
-                let mut out = http.clone();
-                match &mut out.urls {
-                    HttpUrls::Single(url) => *url = expand(url, &|| "url".to_owned())?,
+                match &mut http.urls {
+                    HttpUrls::Single(url) => visit(&|| "url".to_owned(), url)?,
                     HttpUrls::Split { sse_url, http_url } => {
-                        *sse_url = expand(sse_url, &|| "sse_url".to_owned())?;
-                        *http_url = expand(http_url, &|| "http_url".to_owned())?;
+                        visit(&|| "sse_url".to_owned(), sse_url)?;
+                        visit(&|| "http_url".to_owned(), http_url)?;
                     }
                 }
-                for (name, value) in &mut out.http_headers {
-                    *value = expand(value, &|| format!("http_headers.{name}"))?;
+                for (name, value) in &mut http.http_headers {
+                    visit(&|| format!("http_headers.{name}"), value)?;
                 }
-                Ok(ServerConfig::StreamableHttp(out))
             }
         }
+        Ok(())
     }
 }
