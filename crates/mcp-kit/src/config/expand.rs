@@ -18,6 +18,10 @@ const ENV_PREFIX: &str = "env:";
 /// What separates a variable from its default in Claude Code: `${NAME:-default}`.
 const DEFAULT_SEPARATOR: &str = ":-";
 
+/// What [`ServerConfig::each_expandable`] calls for each field: its name (built on demand) and
+/// its value.
+type FieldVisitor<'a> = dyn FnMut(&dyn Fn() -> String, &mut String) -> Result<(), ConfigError> + 'a;
+
 /// Expands the `${NAME}` placeholders of one configuration value.
 ///
 /// - `${CLAUDE_PLUGIN_ROOT}`, `${MCP_ROOT}` and `${workspaceFolder}` become `root` (as given,
@@ -132,7 +136,7 @@ impl ServerConfig {
     pub fn expanded(&self, root: &Path) -> Result<ServerConfig, ConfigError> {
         let mut out = self.clone();
         out.each_expandable(&mut |field, value| {
-            *value = expand_placeholders(value, root).map_err(|e| e.in_field(&|| field()))?;
+            *value = expand_placeholders(value, root).map_err(|e| e.in_field(|| field()))?;
             Ok(())
         })?;
         Ok(out)
@@ -154,10 +158,7 @@ impl ServerConfig {
     }
 
     /// Calls `visit` with the name and value of each field that may hold placeholders.
-    fn each_expandable(
-        &mut self,
-        visit: &mut dyn FnMut(&dyn Fn() -> String, &mut String) -> Result<(), ConfigError>,
-    ) -> Result<(), ConfigError> {
+    fn each_expandable(&mut self, visit: &mut FieldVisitor<'_>) -> Result<(), ConfigError> {
         match self {
             ServerConfig::Stdio(stdio) => {
                 for (i, arg) in stdio.argv.iter_mut().enumerate() {
