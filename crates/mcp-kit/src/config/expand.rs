@@ -136,7 +136,7 @@ impl ServerConfig {
     pub fn expanded(&self, root: &Path) -> Result<ServerConfig, ConfigError> {
         let mut out = self.clone();
         out.each_expandable(&mut |field, value| {
-            *value = expand_placeholders(value, root).map_err(|e| e.in_field(|| field()))?;
+            *value = expand_placeholders(value, root).map_err(|e| e.in_field(field))?;
             Ok(())
         })?;
         Ok(out)
