@@ -1051,6 +1051,30 @@ async fn connection_failures_and_timeouts_exit_with_4() {
         run.stderr.contains("mcpctl: mcp server `missing`"),
         "{run:#?}"
     );
+    // A server that never answers costs one timeout for the whole handshake, not one per
+    // probe (server/discover, then initialize): with 2 s, well under 4 s.
+    let started = std::time::Instant::now();
+    let run = mcpctl(
+        dir,
+        &[
+            "--timeout-ms",
+            "2000",
+            "ping",
+            "--",
+            "sh",
+            "-c",
+            "cat >/dev/null",
+        ],
+    )
+    .await
+    .expect(4);
+    assert!(run.stderr.contains("timed out: the handshake"), "{run:#?}");
+    assert!(
+        started.elapsed() < Duration::from_millis(3500),
+        "one deadline: {:?}",
+        started.elapsed()
+    );
+
     // A refused connection says so, not only "error sending request".
     let port = support::free_port();
     let url = format!("http://127.0.0.1:{port}/mcp");

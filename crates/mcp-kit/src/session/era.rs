@@ -24,7 +24,8 @@ const STATEFUL: &[&str] = &[
 ];
 
 /// How long the `server/discover` probe may take before the server is taken for a legacy one
-/// that ignores unknown requests (at most the session timeout).
+/// that ignores unknown requests (at most half the session timeout, which bounds the whole
+/// handshake: the other half is left for `initialize`).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub(super) async fn negotiate(
@@ -118,7 +119,7 @@ async fn discover(session: &Session, version: &str) -> Result<Negotiated, ProbeF
         .start_request_with_headers(DiscoverRequest::METHOD, Some(&params), headers)
         .await
         .map_err(|e| ProbeFailure::Fatal(session.request_error(DiscoverRequest::METHOD, e)))?;
-    let limit = session.timeout.min(PROBE_TIMEOUT);
+    let limit = (session.timeout / 2).min(PROBE_TIMEOUT);
     let outcome = match tokio::time::timeout(limit, pending).await {
         Ok(outcome) => outcome,
         Err(_) => {

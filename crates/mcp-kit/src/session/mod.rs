@@ -26,6 +26,9 @@ mod subscription;
 pub use request::ProgressUpdate;
 pub use subscription::Subscription;
 
+/// What a handshake that ran out of time is called in its [`Error::Timeout`].
+const HANDSHAKE: &str = "the handshake (server/discover, or initialize)";
+
 /// How long [`Session::with_exit_details`] waits for a server whose connection closed to exit.
 const EXIT_GRACE: Duration = Duration::from_millis(500);
 
@@ -224,11 +227,19 @@ impl Session {
             timeout: settings.timeout,
             tool_headers: Mutex::new(HashMap::new()),
         };
-        session.negotiated =
-            match era::negotiate(&session, settings.protocol_version.as_deref()).await {
-                Ok(negotiated) => negotiated,
-                Err(error) => return Err(session.with_exit_details(error).await),
-            };
+        // One deadline for the whole handshake, however many probes it takes.
+        let handshake = era::negotiate(&session, settings.protocol_version.as_deref());
+        session.negotiated = match tokio::time::timeout(settings.timeout, handshake).await {
+            Ok(Ok(negotiated)) => negotiated,
+            Ok(Err(error)) => return Err(session.with_exit_details(error).await),
+            Err(_) => {
+                let error = Error::Timeout {
+                    method: HANDSHAKE.into(),
+                    timeout: settings.timeout,
+                };
+                return Err(session.with_exit_details(error).await);
+            }
+        };
         if session.shared.http {
             // Every later HTTP request names the negotiated version.
             let _ = session.shared.handle.set_http_header(
