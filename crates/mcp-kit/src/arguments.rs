@@ -96,7 +96,7 @@ pub fn typed_pairs(
                 }
             },
         };
-        let value = convert(raw, property).map_err(|expected| {
+        let value = convert(raw, property, schema).map_err(|expected| {
             format!(
                 "argument `{key}` of tool `{tool}`: expected {expected} (from the tool's input \
                  schema), got `{raw}`"
@@ -127,7 +127,7 @@ pub fn check_required(
         .map(|name| {
             let types = properties
                 .and_then(|p| p.get(name))
-                .map(allowed_types)
+                .map(|property| property_types(property, schema))
                 .unwrap_or_default();
             if types.is_empty() {
                 name.to_owned()
@@ -150,7 +150,26 @@ pub fn check_required(
 
 /// The JSON Schema types a property allows: `type`, else the union over `anyOf`/`oneOf`,
 /// else the kinds of its `enum`/`const` values; empty when unknown.
-fn allowed_types(schema: &Value) -> Vec<String> {
+///
+/// `$ref`s to the input schema's own definitions (`#/$defs/…`, `#/definitions/…`) are
+/// followed, up to a few levels (a cycle ends there).
+pub fn property_types(property: &Value, input_schema: &Value) -> Vec<String> {
+    allowed_types(property, input_schema, MAX_REF_DEPTH)
+}
+
+/// How many `$ref`s in a row [`property_types`] follows.
+const MAX_REF_DEPTH: usize = 8;
+
+fn allowed_types(schema: &Value, root: &Value, depth: usize) -> Vec<String> {
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        return match reference.strip_prefix('#') {
+            Some(pointer) if depth > 0 => root
+                .pointer(pointer)
+                .map(|target| allowed_types(target, root, depth - 1))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+    }
     match schema.get("type") {
         Some(Value::String(t)) => return vec![t.clone()],
         Some(Value::Array(types)) => {
@@ -170,7 +189,7 @@ fn allowed_types(schema: &Value) -> Vec<String> {
             .into_iter()
             .flatten()
         {
-            for t in allowed_types(branch) {
+            for t in allowed_types(branch, root, depth) {
                 if !types.contains(&t) {
                     types.push(t);
                 }
@@ -217,8 +236,8 @@ fn is_of_type(value: &Value, t: &str) -> bool {
 }
 
 /// One value by its property's schema; `Err` holds what was expected.
-fn convert(raw: &str, property: &Value) -> Result<Value, String> {
-    let types = allowed_types(property);
+fn convert(raw: &str, property: &Value, root: &Value) -> Result<Value, String> {
+    let types = property_types(property, root);
     if types.is_empty() {
         return Ok(serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned())));
     }
@@ -237,6 +256,35 @@ fn convert(raw: &str, property: &Value) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    #[test]
+    fn types_come_from_any_of_one_of_and_local_refs() {
+        let schema = json!({
+            "type": "object",
+            "$defs": { "Count": { "type": "integer" }, "Loop": { "$ref": "#/$defs/Loop" } },
+            "definitions": { "Mode": { "enum": ["a", "b"] } },
+            "properties": {
+                "n": { "$ref": "#/$defs/Count" },
+                "m": { "$ref": "#/definitions/Mode" },
+                "either": { "anyOf": [{ "$ref": "#/$defs/Count" }, { "type": "null" }] },
+                "loop": { "$ref": "#/$defs/Loop" },
+                "remote": { "$ref": "https://example.com/schema" }
+            }
+        });
+        let types = |name: &str| property_types(&schema["properties"][name], &schema);
+        assert_eq!(types("n"), ["integer"]);
+        assert_eq!(types("m"), ["string"]);
+        assert_eq!(types("either"), ["integer", "null"]);
+        assert!(types("loop").is_empty() && types("remote").is_empty());
+        let typed =
+            typed_pairs(&["n=3".to_owned(), "either=null".to_owned()], &schema, "t").unwrap();
+        assert_eq!(Value::Object(typed), json!({ "n": 3, "either": null }));
+        assert!(
+            typed_pairs(&["n=x".to_owned()], &schema, "t")
+                .unwrap_err()
+                .contains("expected integer")
+        );
+    }
 
     #[test]
     fn missing_required_arguments_are_named_with_their_types() {

@@ -1,6 +1,7 @@
 //! The human-readable (table) views of MCP results. They read the JSON results, so that
 //! what `--json` prints and what the table shows come from the same value.
 
+use mcp_kit::arguments::property_types;
 use serde_json::Value;
 
 use crate::output::{render_content, render_resource_contents, sanitize, str_of};
@@ -44,15 +45,13 @@ fn tool_arguments(tool: &Value) -> String {
             } else {
                 ""
             };
-            let kind = match property.get("type") {
-                Some(Value::String(t)) => t.clone(),
-                Some(Value::Array(types)) => types
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join("|"),
-                _ if property.get("enum").is_some() => "enum".to_owned(),
-                _ => "any".to_owned(),
+            // The same reading of the schema as the KEY=VALUE conversion: `type`, the branches
+            // of `anyOf`/`oneOf`, `enum`/`const`, local `$ref`s.
+            let types = property_types(property, schema);
+            let kind = if types.is_empty() {
+                "any".to_owned()
+            } else {
+                types.join("|")
             };
             format!("{name}{star}: {kind}")
         })
