@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use mcp_kit::config::{MAX_CONFIG_BYTES, expand_placeholders};
 use mcp_kit::{
-    ClientConfig, Config, ConfigError, ConfigFormat, HttpUrls, Root, ServerConfig, StdioServer,
-    StdoutLogConfig, StreamableHttpServer, Transport, UnixServer,
+    ClientConfig, Config, ConfigError, ConfigFormat, HttpUrls, Root, ServerConfig, SkipReason,
+    SkippedServer, StdioServer, StdoutLogConfig, StreamableHttpServer, Transport, UnixServer,
 };
 use serde_json::json;
 use tempfile::TempDir;
@@ -58,6 +58,21 @@ async fn load_err(content: &str) -> (ConfigError, String) {
     let error = result.expect_err("expected an error");
     let message = error.to_string().replace(&d(&path), "<path>");
     (error, message)
+}
+
+/// The one entry of a compatible document skipped as invalid (the document itself loads), with
+/// its message (the path as `<path>`).
+async fn skipped(content: &str) -> (SkippedServer, String) {
+    let (_dir, path, result) = load_str(content).await;
+    let config = result.expect("a compatible file loads despite a bad entry");
+    let [entry] = config.skipped.as_slice() else {
+        panic!("expected one skipped entry: {config:?}")
+    };
+    let SkipReason::Invalid(message) = &entry.reason else {
+        panic!("expected an invalid entry: {entry:?}")
+    };
+    let message = message.replace(&d(&path), "<path>");
+    (entry.clone(), message)
 }
 
 /// The message of a v1 document with one server `s` = `server`.
@@ -192,6 +207,7 @@ async fn no_file_gives_an_empty_configuration() {
             format: ConfigFormat::Empty,
             client: ClientConfig::default(),
             servers: BTreeMap::new(),
+            skipped: Vec::new(),
         }
     );
 }
@@ -559,6 +575,7 @@ async fn v1_every_field() {
                 ]),
             },
             servers,
+            skipped: Vec::new(),
         }
     );
     assert_eq!(config.servers["local"].transport(), Transport::Stdio);
@@ -1420,14 +1437,19 @@ async fn mcp_servers_errors() {
              `headers`), got a string",
         ),
     ];
+    // A bad entry is reported and skipped; the rest of the file loads.
     for (server, message) in cases {
-        assert_eq!(
-            err(json!({"x": server})).await,
-            invalid("mcpServers.x", message)
-        );
+        let doc = json!({"mcpServers": {"x": server, "ok": {"command": "bin"}}});
+        let (entry, got) = skipped(&doc.to_string()).await;
+        assert_eq!(entry.name, "x");
+        assert_eq!(got, invalid("mcpServers.x", message));
     }
-    let (error, _) = load_err(r#"{"mcpServers": {"bad name": {"command": "bin"}}}"#).await;
-    assert!(matches!(error, ConfigError::InvalidServerName { .. }));
+    let (entry, message) = skipped(r#"{"mcpServers": {"bad name": {"command": "bin"}}}"#).await;
+    assert_eq!(entry.name, "bad name");
+    assert!(
+        message.starts_with("invalid mcp server name: `bad name`"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -1463,11 +1485,10 @@ async fn claude_code_server_map() {
     assert_eq!(remote.urls.http_url(), "https://x.example/mcp");
     assert_eq!(remote.http_headers, map(&[("X-A", "b")]));
 
-    let (error, message) = load_err(r#"{"bad.name": {"command": "bin"}}"#).await;
-    assert!(matches!(error, ConfigError::InvalidServerName { .. }));
+    let (_, message) = skipped(r#"{"bad.name": {"command": "bin"}}"#).await;
     assert!(message.starts_with("invalid mcp server name: `bad.name`"));
 
-    let (_, message) = load_err(r#"{"x": {"command": "bin", "args": [1]}}"#).await;
+    let (_, message) = skipped(r#"{"x": {"command": "bin", "args": [1]}}"#).await;
     assert_eq!(
         message,
         invalid("x", "`args[0]` must be a non-empty string, got a number")
@@ -1530,7 +1551,7 @@ async fn vs_code_errors() {
 
     // A v1 file without `version` is read as VS Code's format; the error says what to add.
     let (_, message) =
-        load_err(r#"{"servers": {"x": {"transport": "stdio", "argv": ["bin"]}}}"#).await;
+        skipped(r#"{"servers": {"x": {"transport": "stdio", "argv": ["bin"]}}}"#).await;
     assert_eq!(
         message,
         invalid(
@@ -1540,7 +1561,7 @@ async fn vs_code_errors() {
         )
     );
 
-    let (_, message) = load_err(r#"{"servers": {"x": {"type": "ws", "url": "wss://x"}}}"#).await;
+    let (_, message) = skipped(r#"{"servers": {"x": {"type": "ws", "url": "wss://x"}}}"#).await;
     assert_eq!(
         message,
         invalid(
@@ -1550,8 +1571,26 @@ async fn vs_code_errors() {
         )
     );
 
-    let (error, _) = load_err(r#"{"servers": {"a b": {"command": "bin"}}}"#).await;
-    assert!(matches!(error, ConfigError::InvalidServerName { .. }));
+    let (entry, _) = skipped(r#"{"servers": {"a b": {"command": "bin"}}}"#).await;
+    assert_eq!(entry.name, "a b");
+
+    // `"disabled": true` entries are skipped as disabled, in every compatible format.
+    for doc in [
+        r#"{"mcpServers": {"off": {"command": "bin", "disabled": true}, "on": {"command": "b"}}}"#,
+        r#"{"servers": {"off": {"command": "bin", "disabled": true}, "on": {"command": "b"}}}"#,
+        r#"{"off": {"command": "bin", "disabled": true}, "on": {"command": "b", "disabled": false}}"#,
+    ] {
+        let config = load_ok(doc).await;
+        assert_eq!(config.servers.keys().collect::<Vec<_>>(), ["on"], "{doc}");
+        assert_eq!(
+            config.skipped,
+            [SkippedServer {
+                name: "off".into(),
+                reason: SkipReason::Disabled
+            }],
+            "{doc}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1783,10 +1822,18 @@ async fn mcp_servers_path_target_rules() {
     let (_, message) = load("[]".into()).await;
     assert_eq!(message, invalid("", &format!("{referenced}, got an array")));
 
-    let (_, message) = load(r#"{"a": {"command": 1}}"#.into()).await;
+    // A bad entry of the target is skipped like one of the file itself.
+    fs::write(&target, r#"{"a": {"command": 1}}"#).unwrap();
+    let config = Config::load(root.path(), None).await.unwrap();
+    let [entry] = config.skipped.as_slice() else {
+        panic!("one skipped entry: {config:?}")
+    };
     assert_eq!(
-        message,
-        invalid("a", "`command` must be a non-empty string, got a number")
+        entry.reason,
+        SkipReason::Invalid(
+            invalid("a", "`command` must be a non-empty string, got a number")
+                .replace("<path>", &d(&target))
+        )
     );
 
     // The target is under the same size cap.

@@ -1198,6 +1198,48 @@ async fn the_client_announces_mcpctl_and_applies_the_client_section() {
     assert_eq!(seen["init"]["protocolVersion"], "2025-03-26");
 }
 
+#[tokio::test]
+async fn bad_and_disabled_entries_of_a_compatible_file_are_skipped_and_shown() {
+    let ws = workspace(json!({
+        "mcpServers": {
+            "good": { "url": "https://example.com/mcp" },
+            "off": { "command": "bin", "disabled": true },
+            "bad": { "command": 3 }
+        }
+    }));
+    let dir = ws.path();
+    let view = mcpctl(dir, &["--json", "list-servers"]).await.json();
+    assert_eq!(view["servers"].as_object().unwrap().len(), 1, "{view}");
+    let reason = |name: &str| {
+        view["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|entry| entry["name"] == name)
+            .and_then(|entry| entry["reason"].as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(reason("bad").starts_with("invalid: "), "{view}");
+    assert_eq!(reason("off"), "disabled (\"disabled\": true)");
+    let listed = mcpctl(dir, &["--output", "table", "list-servers"])
+        .await
+        .expect(0);
+    assert!(
+        listed.stdout.contains("skipped `off`: disabled"),
+        "{listed:#?}"
+    );
+    assert!(
+        listed
+            .stderr
+            .contains("skipping this server, the others load"),
+        "{listed:#?}"
+    );
+    let run = mcpctl(dir, &["ping", "off"]).await.expect(2);
+    assert!(run.stderr.contains("server `off` in "), "{run:#?}");
+    assert!(run.stderr.contains("is not loaded: disabled"), "{run:#?}");
+}
+
 // ----- a server named on the command line -------------------------------------------------------
 
 #[tokio::test]

@@ -1,8 +1,10 @@
 //! The compatible formats, best effort: the `mcpServers` wrapper (Cursor, Claude Desktop,
 //! plugins), Claude Code's direct server map, and VS Code's `servers` map.
 //!
-//! Unknown fields are ignored (and logged at debug level); a known field of the wrong type, a
-//! missing `command`/`url`, an invalid server name or an unsupported `type` are still errors.
+//! Unknown fields are ignored (and logged at debug level). An entry with a known field of the
+//! wrong type, a missing `command`/`url`, an invalid server name or an unsupported `type` is
+//! reported (a warning) and skipped, as is one that says `"disabled": true`: both are listed
+//! in [`Config::skipped`](super::Config::skipped), and the other entries load.
 //! A stdio server gets the baseline environment plus its `env`, as in `mcp.json` v1; our own
 //! field `"inherit_env": true` passes it the whole environment instead.
 
@@ -11,7 +13,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::json::{Ctx, kind, quoted};
-use super::{HttpUrls, ServerConfig, StdioServer, StreamableHttpServer};
+use super::{HttpUrls, ServerConfig, SkipReason, SkippedServer, StdioServer, StreamableHttpServer};
 use crate::config::ConfigError;
 
 /// Which compatible format a server map comes from (for locations and hints).
@@ -45,6 +47,7 @@ const KNOWN_FIELDS: &[&str] = &[
     "inherit_env",
     "url",
     "headers",
+    "disabled",
 ];
 
 /// True when `value` looks like a server entry of a compatible format: an object with
@@ -55,18 +58,39 @@ pub(super) fn looks_like_entry(value: &Value) -> bool {
         .is_some_and(|entry| entry.contains_key("command") || entry.contains_key("url"))
 }
 
-/// Parses a map of server name → entry.
-pub(super) fn servers(
-    ctx: Ctx<'_>,
-    flavor: Flavor,
-    map: &Map<String, Value>,
-) -> Result<BTreeMap<String, ServerConfig>, ConfigError> {
+/// The servers of a compatible file, and the entries skipped.
+pub(super) type ServerMap = (BTreeMap<String, ServerConfig>, Vec<SkippedServer>);
+
+/// Parses a map of server name → entry: disabled and invalid entries are skipped (an invalid
+/// one with a warning), the others loaded.
+pub(super) fn servers(ctx: Ctx<'_>, flavor: Flavor, map: &Map<String, Value>) -> ServerMap {
     let mut servers = BTreeMap::new();
+    let mut skipped = Vec::new();
     for (name, value) in map {
-        ctx.server_name(name)?;
-        servers.insert(name.clone(), entry(ctx, flavor, name, value)?);
+        if value.get("disabled") == Some(&Value::Bool(true)) {
+            skipped.push(SkippedServer {
+                name: name.clone(),
+                reason: SkipReason::Disabled,
+            });
+            continue;
+        }
+        match ctx
+            .server_name(name)
+            .and_then(|()| entry(ctx, flavor, name, value))
+        {
+            Ok(server) => {
+                servers.insert(name.clone(), server);
+            }
+            Err(error) => {
+                tracing::warn!("{error}; skipping this server, the others load");
+                skipped.push(SkippedServer {
+                    name: name.clone(),
+                    reason: SkipReason::Invalid(error.to_string()),
+                });
+            }
+        }
     }
-    Ok(servers)
+    (servers, skipped)
 }
 
 /// What an entry connects through.

@@ -11,7 +11,10 @@ use tokio::io::AsyncReadExt;
 
 use super::compat::{self, Flavor};
 use super::json::{self, Ctx, has_parent_dir, kind, quoted};
-use super::{ClientConfig, Config, ConfigError, ConfigFormat, MAX_CONFIG_BYTES, ServerConfig, v1};
+use super::{
+    ClientConfig, Config, ConfigError, ConfigFormat, MAX_CONFIG_BYTES, ServerConfig, SkippedServer,
+    v1,
+};
 
 /// The files [`Config::load`] looks up under the root, in order: Claude Code's and the
 /// generic name, then Cursor's and VS Code's project files.
@@ -93,7 +96,7 @@ impl Config {
             (Some(key), Some(top)) => top.remove(key),
             _ => None,
         };
-        let (format, client, servers) = parse_document(root, &path, &value).await?;
+        let (format, client, servers, skipped) = parse_document(root, &path, &value).await?;
         tracing::debug!(
             path = %path.display(),
             ?format,
@@ -105,6 +108,7 @@ impl Config {
             format,
             client,
             servers,
+            skipped,
         };
         Ok((config, own))
     }
@@ -252,8 +256,14 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
     }
 }
 
-/// A parsed document: its format, its `client` section (v1 only) and its servers.
-type Parsed = (ConfigFormat, ClientConfig, BTreeMap<String, ServerConfig>);
+/// A parsed document: its format, its `client` section (v1 only), its servers and the
+/// entries skipped.
+type Parsed = (
+    ConfigFormat,
+    ClientConfig,
+    BTreeMap<String, ServerConfig>,
+    Vec<SkippedServer>,
+);
 
 /// Recognizes the format and parses the document.
 async fn parse_document(root: &Path, path: &Path, value: &Value) -> Result<Parsed, ConfigError> {
@@ -271,7 +281,7 @@ async fn parse_document(root: &Path, path: &Path, value: &Value) -> Result<Parse
 
     if let Some(servers) = top.get("mcpServers") {
         let servers = match servers {
-            Value::Object(map) => compat::servers(ctx, Flavor::McpServers, map)?,
+            Value::Object(map) => compat::servers(ctx, Flavor::McpServers, map),
             Value::String(reference) => indirect(root, path, reference).await?,
             other => {
                 return Err(ctx.invalid(
@@ -284,26 +294,38 @@ async fn parse_document(root: &Path, path: &Path, value: &Value) -> Result<Parse
                 ));
             }
         };
-        return Ok((ConfigFormat::McpServers, ClientConfig::default(), servers));
+        let (servers, skipped) = servers;
+        return Ok((
+            ConfigFormat::McpServers,
+            ClientConfig::default(),
+            servers,
+            skipped,
+        ));
     }
 
     if top.contains_key("version") {
         let parsed = v1::parse(ctx, top)?;
-        return Ok((ConfigFormat::V1, parsed.client, parsed.servers));
+        return Ok((ConfigFormat::V1, parsed.client, parsed.servers, Vec::new()));
     }
 
     if let Some(servers) = top.get("servers") {
         let map = ctx.object("", "servers", servers)?;
-        let servers = compat::servers(ctx, Flavor::VsCode, map)?;
-        return Ok((ConfigFormat::VsCode, ClientConfig::default(), servers));
+        let (servers, skipped) = compat::servers(ctx, Flavor::VsCode, map);
+        return Ok((
+            ConfigFormat::VsCode,
+            ClientConfig::default(),
+            servers,
+            skipped,
+        ));
     }
 
     if !top.is_empty() && top.values().all(compat::looks_like_entry) {
-        let servers = compat::servers(ctx, Flavor::ServerMap, top)?;
+        let (servers, skipped) = compat::servers(ctx, Flavor::ServerMap, top);
         return Ok((
             ConfigFormat::ClaudeServerMap,
             ClientConfig::default(),
             servers,
+            skipped,
         ));
     }
 
@@ -317,7 +339,7 @@ async fn indirect(
     root: &Path,
     path: &Path,
     reference: &str,
-) -> Result<BTreeMap<String, ServerConfig>, ConfigError> {
+) -> Result<compat::ServerMap, ConfigError> {
     let ctx = Ctx { path };
     let relative = Path::new(reference);
     if reference.is_empty() {
@@ -387,7 +409,7 @@ async fn indirect(
         .ok_or_else(|| ctx.invalid("", format!("{referenced}, got {}", kind(&value))))?;
 
     match top.get("mcpServers") {
-        Some(Value::Object(map)) => compat::servers(ctx, Flavor::McpServers, map),
+        Some(Value::Object(map)) => Ok(compat::servers(ctx, Flavor::McpServers, map)),
         Some(Value::String(_)) => Err(ctx.invalid(
             "",
             format!(
@@ -410,7 +432,7 @@ async fn indirect(
                     format!("{referenced}; mcp.json v1 and VS Code files cannot be referenced"),
                 ));
             }
-            compat::servers(ctx, Flavor::ServerMap, top)
+            Ok(compat::servers(ctx, Flavor::ServerMap, top))
         }
     }
 }

@@ -57,6 +57,28 @@ pub struct Config {
     pub client: ClientConfig,
     /// The servers, by name (`[a-zA-Z0-9_-]+`).
     pub servers: BTreeMap<String, ServerConfig>,
+    /// Entries of a compatible file that were not loaded: disabled ones, and invalid ones
+    /// (reported and skipped, so that one bad entry does not cost the whole file). Always
+    /// empty for `mcp.json` v1, which is strict.
+    pub skipped: Vec<SkippedServer>,
+}
+
+/// An entry of a compatible configuration file that is not among [`Config::servers`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedServer {
+    /// The entry's name (as written; it may be an invalid server name).
+    pub name: String,
+    /// Why it was skipped.
+    pub reason: SkipReason,
+}
+
+/// Why an entry was skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// It says `"disabled": true` (Cursor, Claude Desktop, Cline).
+    Disabled,
+    /// It is invalid: the error it would have been, as text.
+    Invalid(String),
 }
 
 impl Config {

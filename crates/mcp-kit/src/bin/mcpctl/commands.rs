@@ -97,6 +97,13 @@ fn check_configured(config: &Config, root: &Path, server: &str) -> anyhow::Resul
             DISCOVERED_FILES.join(", ")
         )));
     };
+    if let Some(skipped) = config.skipped.iter().find(|s| s.name == server) {
+        return Err(usage(format!(
+            "server `{server}` in {} is not loaded: {}",
+            path.display(),
+            config_view::skip_reason(&skipped.reason)
+        )));
+    }
     let known: Vec<&str> = config.servers.keys().map(String::as_str).collect();
     Err(usage(format!(
         "no server `{server}` in {} (its servers: {})",

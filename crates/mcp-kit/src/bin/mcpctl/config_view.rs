@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use mcp_kit::{Config, ConfigFormat, HttpUrls, ServerConfig};
+use mcp_kit::{Config, ConfigFormat, HttpUrls, ServerConfig, SkipReason};
 use serde_json::{Map, Value, json};
 
 use crate::output::str_of;
@@ -39,7 +39,19 @@ pub(crate) fn describe(config: &Config, show_argv: bool) -> Value {
             "roots": client.roots,
         },
         "servers": servers,
+        "skipped": config.skipped.iter().map(|skipped| json!({
+            "name": skipped.name,
+            "reason": skip_reason(&skipped.reason),
+        })).collect::<Vec<_>>(),
     })
+}
+
+/// Why an entry was skipped, in words.
+pub(crate) fn skip_reason(reason: &SkipReason) -> String {
+    match reason {
+        SkipReason::Disabled => "disabled (\"disabled\": true)".to_owned(),
+        SkipReason::Invalid(error) => format!("invalid: {error}"),
+    }
 }
 
 /// One server's key fields.
@@ -124,9 +136,16 @@ pub(crate) fn human(view: &Value) -> String {
         let uris: Vec<&str> = roots.iter().filter_map(|r| str_of(r, "uri")).collect();
         out.push_str(&format!("client.roots: {}\n", uris.join(", ")));
     }
+    let mut skipped = String::new();
+    for entry in view["skipped"].as_array().into_iter().flatten() {
+        let name = str_of(entry, "name").unwrap_or("?");
+        let reason = str_of(entry, "reason").unwrap_or("?");
+        skipped.push_str(&format!("skipped `{name}`: {reason}\n"));
+    }
     let servers = view.get("servers").and_then(Value::as_object);
     let Some(servers) = servers.filter(|s| !s.is_empty()) else {
         out.push_str("(no servers)\n");
+        out.push_str(&skipped);
         return crate::output::sanitize(&out);
     };
     out.push('\n');
@@ -183,6 +202,10 @@ pub(crate) fn human(view: &Value) -> String {
         table.row([name.as_str(), transport, &target, &details]);
     }
     out.push_str(&table.render());
+    if !skipped.is_empty() {
+        out.push('\n');
+        out.push_str(&skipped);
+    }
     crate::output::sanitize(&out)
 }
 
