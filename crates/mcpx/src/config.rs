@@ -13,7 +13,8 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_kit::{Config, ConfigError, TrustMode};
+use mcp_kit::config::DISCOVERED_FILES;
+use mcp_kit::{Config, ConfigError, SkipReason, TrustMode};
 
 use crate::options::{CONFIG_KEY, OptionsError, ProxyOptions};
 
@@ -59,26 +60,37 @@ pub enum LoadError {
     },
     /// No file named, none found.
     #[error(
-        "no configuration found: looked for {} in {} (name one with --config PATH or MCPX_CONFIG)",
-        LOOKUP.join(", "),
+        "no configuration found: looked for {DEFAULT_FILE}, {} in {} (name one with --config \
+         PATH or MCPX_CONFIG)",
+        DISCOVERED_FILES.join(", "),
         dir.display()
     )]
     NotFound {
         /// The working directory searched.
         dir: PathBuf,
     },
-    /// A file without servers.
-    #[error(
-        "{} configures no servers: add some under \"mcpServers\" (or \"servers\")",
-        path.display()
-    )]
+    /// A file without servers: none configured, or every entry skipped (each invalid one's
+    /// error is the message then).
+    #[error("{}", no_servers(path, skipped))]
     NoServers {
         /// The file.
         path: PathBuf,
+        /// Why each entry was skipped.
+        skipped: Vec<String>,
     },
 }
 
-const LOOKUP: [&str; 3] = [DEFAULT_FILE, ".mcp.json", "mcp.json"];
+/// The message of [`LoadError::NoServers`].
+fn no_servers(path: &std::path::Path, skipped: &[String]) -> String {
+    if skipped.is_empty() {
+        format!(
+            "{} configures no servers: add some under \"mcpServers\" (or \"servers\")",
+            path.display()
+        )
+    } else {
+        skipped.join("; ")
+    }
+}
 
 /// Loads the configuration: `explicit` (from `--config` / `MCPX_CONFIG`; relative to `cwd`)
 /// trusted, else `mcpx.json`, then mcp-kit's lookup (`DISCOVERED_FILES`) in `cwd`, trusted only
@@ -116,7 +128,18 @@ pub async fn load(
         });
     };
     if servers.servers.is_empty() {
-        return Err(LoadError::NoServers { path: file });
+        let skipped = servers
+            .skipped
+            .iter()
+            .map(|entry| match &entry.reason {
+                SkipReason::Invalid(error) => error.clone(),
+                SkipReason::Disabled => format!("server `{}` is disabled", entry.name),
+            })
+            .collect();
+        return Err(LoadError::NoServers {
+            path: file,
+            skipped,
+        });
     }
     let names: Vec<&str> = servers.servers.keys().map(String::as_str).collect();
     let mut options = match &own {

@@ -128,7 +128,7 @@ fn configuration_errors_exit_1_with_a_clear_message() {
         &["check"],
         &[],
         &format!(
-            "mcpx: no configuration found: looked for mcpx.json, .mcp.json, mcp.json in {} (name one with --config PATH or MCPX_CONFIG)",
+            "mcpx: no configuration found: looked for mcpx.json, .mcp.json, mcp.json, .cursor/mcp.json, .vscode/mcp.json in {} (name one with --config PATH or MCPX_CONFIG)",
             empty.path().display()
         ),
     );
