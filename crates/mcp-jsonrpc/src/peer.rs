@@ -315,25 +315,26 @@ impl Peer {
     }
 
     /// How the spawned child ended, for an error about it: waits up to `grace` for it to
-    /// exit (without closing the connection or killing it) and for its captured stderr to
-    /// end, then gives its exit status (if it exited) and its last stderr lines (with
+    /// exit (without closing the connection or killing it) and, meanwhile, for its captured
+    /// stderr to end, then gives its exit status (if it exited) and its last stderr lines (with
     /// [`StderrMode::Capture`]). `None` when there is no child.
     pub async fn child_exit(&mut self, grace: Duration) -> Option<ChildExit> {
         let child = self.child.as_mut()?;
-        let status = tokio::time::timeout(grace, child.wait())
-            .await
-            .ok()
-            .and_then(Result::ok);
-        let stderr_tail = match &self.stderr {
-            Some(tail) => {
+        // Both waits at once, so that the whole takes at most `grace`.
+        let exited = tokio::time::timeout(grace, child.wait());
+        let stderr_ended = async {
+            if let Some(tail) = &self.stderr {
                 tail.wait_for_end(grace).await;
-                tail.lines()
             }
-            None => Vec::new(),
         };
+        let (status, ()) = tokio::join!(exited, stderr_ended);
         Some(ChildExit {
-            status,
-            stderr_tail,
+            status: status.ok().and_then(Result::ok),
+            stderr_tail: self
+                .stderr
+                .as_ref()
+                .map(|tail| tail.lines())
+                .unwrap_or_default(),
         })
     }
 

@@ -133,7 +133,7 @@ pub async fn load(
             .iter()
             .map(|entry| match &entry.reason {
                 SkipReason::Invalid(error) => error.clone(),
-                SkipReason::Disabled => format!("server `{}` is disabled", entry.name),
+                SkipReason::Disabled => format!("server `{}` is {}", entry.name, entry.reason),
             })
             .collect();
         return Err(LoadError::NoServers {

@@ -103,16 +103,14 @@ fn resolve(placeholder: &str, root: &Path) -> Result<String, ConfigError> {
             ))
         });
     }
-    match env::var(name) {
-        Ok(value) => Ok(value),
-        Err(VarError::NotPresent) if default.is_some() => {
-            Ok(default.unwrap_or_default().to_owned())
-        }
-        Err(VarError::NotPresent) => Err(ConfigError::UnsetVariable {
+    match (env::var(name), default) {
+        (Ok(value), _) => Ok(value),
+        (Err(VarError::NotPresent), Some(default)) => Ok(default.to_owned()),
+        (Err(VarError::NotPresent), None) => Err(ConfigError::UnsetVariable {
             name: name.to_owned(),
             field: None,
         }),
-        Err(VarError::NotUnicode(_)) => Err(invalid(format!(
+        (Err(VarError::NotUnicode(_)), _) => Err(invalid(format!(
             "the value of environment variable `{name}` is not valid UTF-8 (set it to UTF-8 \
              text)"
         ))),

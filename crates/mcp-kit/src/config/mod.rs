@@ -81,6 +81,16 @@ pub enum SkipReason {
     Invalid(String),
 }
 
+/// `disabled ("disabled": true)`, or `invalid: ` and the error.
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::Disabled => f.write_str("disabled (\"disabled\": true)"),
+            SkipReason::Invalid(error) => write!(f, "invalid: {error}"),
+        }
+    }
+}
+
 impl Config {
     /// This configuration with `server` added (or replaced) under `name`: a configuration built
     /// in code, `Config::default().with_server("docs", ServerConfig::streamable_http(url))`.

@@ -101,7 +101,7 @@ fn check_configured(config: &Config, root: &Path, server: &str) -> anyhow::Resul
         return Err(usage(format!(
             "server `{server}` in {} is not loaded: {}",
             path.display(),
-            config_view::skip_reason(&skipped.reason)
+            skipped.reason
         )));
     }
     let known: Vec<&str> = config.servers.keys().map(String::as_str).collect();

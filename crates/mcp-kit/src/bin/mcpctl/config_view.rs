@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use mcp_kit::{Config, ConfigFormat, HttpUrls, ServerConfig, SkipReason};
+use mcp_kit::{Config, ConfigFormat, HttpUrls, ServerConfig};
 use serde_json::{Map, Value, json};
 
 use crate::output::str_of;
@@ -41,17 +41,9 @@ pub(crate) fn describe(config: &Config, show_argv: bool) -> Value {
         "servers": servers,
         "skipped": config.skipped.iter().map(|skipped| json!({
             "name": skipped.name,
-            "reason": skip_reason(&skipped.reason),
+            "reason": skipped.reason.to_string(),
         })).collect::<Vec<_>>(),
     })
-}
-
-/// Why an entry was skipped, in words.
-pub(crate) fn skip_reason(reason: &SkipReason) -> String {
-    match reason {
-        SkipReason::Disabled => "disabled (\"disabled\": true)".to_owned(),
-        SkipReason::Invalid(error) => format!("invalid: {error}"),
-    }
 }
 
 /// One server's key fields.

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use mcp_kit::arguments::split_pair;
 use mcp_kit::config::{ServerConfig, StdioServer, is_valid_server_name};
 use mcp_kit::security::url_host;
 
@@ -130,9 +131,9 @@ fn looks_like_url(server: &str) -> bool {
 fn variables(pairs: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
     pairs
         .iter()
-        .map(|pair| match pair.split_once('=') {
-            Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
-            _ => Err(usage(format!("-e {pair:?}: expected KEY=VALUE"))),
+        .map(|pair| {
+            let (key, value) = split_pair(pair, "-e").map_err(usage)?;
+            Ok((key.to_owned(), value.to_owned()))
         })
         .collect()
 }

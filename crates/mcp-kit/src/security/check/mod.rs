@@ -398,8 +398,31 @@ fn check_url(
             scheme: target.scheme,
         });
     }
-    let flags = lifting_flags(policy, &target);
-    if target.scheme != "https" && policy.require_https {
+    // The rules an --allow-* flag lifts, each checked once here: a refusal names every flag
+    // the URL needs, so that one rerun is enough.
+    let needs_http = target.scheme != "https" && policy.require_https;
+    let localhost = match &target.host {
+        Host::Domain(_) => target
+            .host
+            .domain_for_matching()
+            .filter(|name| !policy.allow_localhost && is_localhost_like(name)),
+        Host::Ip(_) => None,
+    };
+    let private_ip = match &target.host {
+        Host::Ip(ip) if !policy.allow_private_ips && !is_global_ip(*ip) => Some(*ip),
+        _ => None,
+    };
+    let flags = [
+        (needs_http, "--allow-http"),
+        (localhost.is_some(), "--allow-localhost"),
+        (private_ip.is_some(), "--allow-private-ip"),
+    ]
+    .into_iter()
+    .filter_map(|(needed, flag)| needed.then_some(flag))
+    .collect::<Vec<_>>()
+    .join(" ");
+
+    if needs_http {
         return Err(PolicyError::NonHttps {
             server,
             field,
@@ -414,31 +437,23 @@ fn check_url(
             url: target.redacted,
         });
     }
-
-    match &target.host {
-        Host::Domain(_) => {
-            let name = target.host.domain_for_matching().unwrap_or_default();
-            if !policy.allow_localhost && is_localhost_like(name) {
-                return Err(PolicyError::Localhost {
-                    server,
-                    field,
-                    host: name.to_owned(),
-                    url: target.redacted,
-                    flags,
-                });
-            }
-        }
-        Host::Ip(ip) => {
-            if !policy.allow_private_ips && !is_global_ip(*ip) {
-                return Err(PolicyError::NonGlobalIp {
-                    server,
-                    field,
-                    ip: *ip,
-                    url: target.redacted,
-                    flags,
-                });
-            }
-        }
+    if let Some(name) = localhost {
+        return Err(PolicyError::Localhost {
+            server,
+            field,
+            host: name.to_owned(),
+            url: target.redacted,
+            flags,
+        });
+    }
+    if let Some(ip) = private_ip {
+        return Err(PolicyError::NonGlobalIp {
+            server,
+            field,
+            ip,
+            url: target.redacted,
+            flags,
+        });
     }
 
     if !policy.allowed_hosts.is_empty() && !host_in_allowlist(&target.host, &policy.allowed_hosts) {
@@ -459,29 +474,6 @@ fn check_url(
     }
 
     Ok(target)
-}
-
-/// The `--allow-*` flags that `target` needs under `policy`, space-separated: a refusal names
-/// them all, not one per run.
-fn lifting_flags(policy: &UntrustedStreamableHttpPolicy, target: &UrlTarget) -> String {
-    let mut flags = Vec::new();
-    if target.scheme == "http" && policy.require_https {
-        flags.push("--allow-http");
-    }
-    match &target.host {
-        Host::Domain(_) => {
-            let name = target.host.domain_for_matching().unwrap_or_default();
-            if !policy.allow_localhost && is_localhost_like(name) {
-                flags.push("--allow-localhost");
-            }
-        }
-        Host::Ip(ip) => {
-            if !policy.allow_private_ips && !is_global_ip(*ip) {
-                flags.push("--allow-private-ip");
-            }
-        }
-    }
-    flags.join(" ")
 }
 
 fn check_headers(server: &str, config: &StreamableHttpServer) -> Result<(), PolicyError> {
