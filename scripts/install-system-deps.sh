@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests and the demo need that are not Rust, Node or Python:
 #   - bubblewrap   mcp-sandbox's local backend (namespaces, seccomp)
+#   - python3      the pseudo-terminal driver of mcpctl's terminal tests (and the sandbox's
+#                  Python sessions)
 # Idempotent: does nothing when every command is there. Runs apt-get as root (or through sudo);
 # elsewhere, says what to install.
 set -euo pipefail
 
-declare -A packages=([bwrap]=bubblewrap)
+declare -A packages=([bwrap]=bubblewrap [python3]=python3)
 missing=()
 for command in "${!packages[@]}"; do
   command -v "$command" >/dev/null 2>&1 || missing+=("${packages[$command]}")

@@ -17,7 +17,7 @@ use crate::framing::AsLine;
 use crate::incoming::{BatchReplies, IncomingRequest, Replies, ReplyTo};
 use crate::message::{self, Message, Notification, Parsed, Response};
 use crate::pending::PendingRequests;
-use crate::{Error, ErrorObject, Id, Limits, error_codes};
+use crate::{Error, ErrorObject, Id, Limits, WireDirection, WireTap, error_codes};
 
 /// Frames waiting for the writer of a stream transport. Senders wait when it is full.
 pub(crate) const OUTBOUND_QUEUE: usize = 1024;
@@ -157,6 +157,8 @@ pub(crate) struct Shared {
     closed: CancellationToken,
     stats: Stats,
     pub(crate) limits: Limits,
+    /// Sees every message both ways.
+    wire: Option<WireTap>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -172,7 +174,11 @@ pub(crate) struct InboundReceivers {
 }
 
 impl Shared {
-    pub(crate) fn new(outbound: Outbound, limits: Limits) -> (Arc<Self>, InboundReceivers) {
+    pub(crate) fn new(
+        outbound: Outbound,
+        limits: Limits,
+        wire: Option<WireTap>,
+    ) -> (Arc<Self>, InboundReceivers) {
         let (requests_tx, requests) = mpsc::channel(limits.requests_capacity.max(1));
         let (notifications_tx, notifications) = mpsc::channel(limits.notifications_capacity.max(1));
         let shared = Arc::new(Self {
@@ -186,6 +192,7 @@ impl Shared {
             closed: CancellationToken::new(),
             stats: Stats::default(),
             limits,
+            wire,
         });
         (
             shared,
@@ -246,6 +253,7 @@ impl Shared {
 
     /// Queues a frame, waiting for room in the outbound queue.
     pub(crate) async fn send(self: &Arc<Self>, frame: Frame) -> Result<(), Error> {
+        self.tap(WireDirection::Outgoing, &frame.bytes);
         match &self.outbound {
             Outbound::Stream(tx) => tx.send(frame).await.map_err(|_| self.closed_error()),
             Outbound::Exchanges(transport) => transport.send(self, frame).await,
@@ -253,15 +261,30 @@ impl Shared {
     }
 
     /// Queues a frame without waiting; false when it had to be dropped.
+    /// Queues an automatic reply without waiting; false (and counted) when it had to be
+    /// dropped.
     pub(crate) fn send_now(self: &Arc<Self>, frame: Frame) -> bool {
-        let queued = match &self.outbound {
-            Outbound::Stream(tx) => tx.try_send(frame).is_ok(),
-            Outbound::Exchanges(transport) => transport.send_detached(self, frame),
-        };
+        let queued = self.try_send(frame);
         if !queued {
             self.stats.replies_dropped.fetch_add(1, Ordering::Relaxed);
         }
         queued
+    }
+
+    /// Queues a frame without waiting; false when it had to be dropped.
+    pub(crate) fn try_send(self: &Arc<Self>, frame: Frame) -> bool {
+        self.tap(WireDirection::Outgoing, &frame.bytes);
+        match &self.outbound {
+            Outbound::Stream(tx) => tx.try_send(frame).is_ok(),
+            Outbound::Exchanges(transport) => transport.send_detached(self, frame),
+        }
+    }
+
+    /// Shows a message to the wire tap, if there is one.
+    fn tap(&self, direction: WireDirection, bytes: &[u8]) {
+        if let Some(wire) = &self.wire {
+            wire.see(direction, bytes);
+        }
     }
 
     fn reply_error_now(self: &Arc<Self>, id: Option<&Id>, error: &ErrorObject) {
@@ -290,6 +313,7 @@ impl Shared {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
+        self.tap(WireDirection::Incoming, bytes);
         match message::parse(bytes) {
             Err(e) => {
                 self.stats.invalid_json.fetch_add(1, Ordering::Relaxed);

@@ -149,6 +149,25 @@ impl PeerHandle {
             .await
     }
 
+    /// Queues a notification without waiting, for contexts that cannot (a `Drop`): on stream
+    /// transports it is written before the connection closes, on streamable HTTP it is
+    /// POSTed in the background. False when it could not be queued (the connection is
+    /// closed, or the outbound queue is full).
+    pub fn notify_now(&self, method: &str, params: Option<&Value>) -> bool {
+        if self.shared.close_reason().is_some() {
+            return false;
+        }
+        let mut bytes = Vec::with_capacity(96);
+        if message::encode_notification(&mut bytes, method, params).is_err() {
+            return false;
+        }
+        self.shared.try_send(Frame {
+            bytes,
+            kind: FrameKind::Notification,
+            headers: Vec::new(),
+        })
+    }
+
     /// Counters of discarded or refused input.
     pub fn stats(&self) -> PeerStats {
         self.shared.stats()

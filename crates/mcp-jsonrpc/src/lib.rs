@@ -144,7 +144,9 @@ pub use http::{StreamableHttpOptions, redact_url};
 #[cfg(feature = "client")]
 pub use incoming::IncomingRequest;
 #[cfg(feature = "client")]
-pub use options::{BASELINE_ENV_VARS, Limits, SpawnOptions, StderrMode, StdoutLog};
+pub use options::{
+    BASELINE_ENV_VARS, Limits, SpawnOptions, StderrMode, StdoutLog, WireDirection, WireTap,
+};
 #[cfg(feature = "client")]
 pub use peer::{Peer, WaitOnTimeout};
 #[cfg(feature = "client")]

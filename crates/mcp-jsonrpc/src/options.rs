@@ -81,9 +81,45 @@ pub enum StderrMode {
     },
 }
 
+/// Which way a message went, for a [`WireTap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireDirection {
+    /// Sent to the peer.
+    Outgoing,
+    /// Received from the peer.
+    Incoming,
+}
+
+/// Sees every JSON-RPC message of a connection, both ways, as the bytes that travel (one
+/// message or batch per call; a received frame that is not JSON is shown too). For debugging
+/// (`mcpctl --wire`): it runs on the connection's tasks, so it must be quick, and it sees
+/// secrets the messages carry.
+#[derive(Clone)]
+pub struct WireTap(std::sync::Arc<WireFn>);
+
+/// What a [`WireTap`] calls.
+type WireFn = dyn Fn(WireDirection, &[u8]) + Send + Sync;
+
+impl WireTap {
+    /// A tap calling `f` with each message.
+    pub fn new(f: impl Fn(WireDirection, &[u8]) + Send + Sync + 'static) -> Self {
+        Self(std::sync::Arc::new(f))
+    }
+
+    pub(crate) fn see(&self, direction: WireDirection, bytes: &[u8]) {
+        (self.0)(direction, bytes);
+    }
+}
+
+impl std::fmt::Debug for WireTap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WireTap")
+    }
+}
+
 /// Options of a connection. Despite the name (kept from the seed API), only the `env`,
 /// `inherit_env`, `cwd`, `kill_on_drop` and `stderr` fields are specific to spawning a child;
-/// `limits` and `stdout_log` apply to every transport.
+/// `limits`, `stdout_log` and `wire` apply to every transport.
 #[derive(Debug, Clone)]
 pub struct SpawnOptions {
     /// Log every line read from the peer (see [`StdoutLog`]).
@@ -102,6 +138,12 @@ pub struct SpawnOptions {
     pub kill_on_drop: bool,
     /// Where the child's stderr goes (default: inherited).
     pub stderr: StderrMode,
+    /// Sees every message both ways (default: none).
+    pub wire: Option<WireTap>,
+    /// Start the child in a process group of its own (default `false`), so that the Ctrl-C
+    /// of a terminal (SIGINT to the foreground group) reaches this process only, which can
+    /// then cancel what it asked and end the server itself.
+    pub own_process_group: bool,
 }
 
 /// The variables passed to a child spawned with `inherit_env: false` (the default), when
@@ -142,6 +184,8 @@ impl Default for SpawnOptions {
             cwd: None,
             kill_on_drop: true,
             stderr: StderrMode::Inherit,
+            wire: None,
+            own_process_group: false,
         }
     }
 }

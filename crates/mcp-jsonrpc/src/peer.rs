@@ -115,6 +115,9 @@ impl Peer {
             .as_ref()
             .map(StdoutLogWriter::open)
             .transpose()?;
+        if options.own_process_group {
+            command.process_group(0);
+        }
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -138,6 +141,7 @@ impl Peer {
             stdout,
             stdin,
             options.limits,
+            options.wire,
             log,
             AfterClose::DrainUntilEof,
         );
@@ -191,8 +195,14 @@ impl Peer {
             .as_ref()
             .map(StdoutLogWriter::open)
             .transpose()?;
-        let (shared, receivers) =
-            stream::start(read, write, options.limits, log, AfterClose::DrainBriefly);
+        let (shared, receivers) = stream::start(
+            read,
+            write,
+            options.limits,
+            options.wire,
+            log,
+            AfterClose::DrainBriefly,
+        );
         Ok(Self::from_parts(shared, receivers, None))
     }
 

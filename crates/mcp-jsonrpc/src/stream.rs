@@ -7,10 +7,10 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use tokio::sync::mpsc;
 
-use crate::Limits;
 use crate::connection::{Frame, InboundReceivers, OUTBOUND_QUEUE, Outbound, Shared};
 use crate::framing::{LineEvent, LineReader, LineWriter};
 use crate::stdout_log::StdoutLogWriter;
+use crate::{Limits, WireTap};
 
 /// How long queued messages may take to drain once the connection is closed.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
@@ -31,6 +31,7 @@ pub(crate) fn start<R, W>(
     read: R,
     write: W,
     limits: Limits,
+    wire: Option<WireTap>,
     log: Option<StdoutLogWriter>,
     after_close: AfterClose,
 ) -> (Arc<Shared>, InboundReceivers)
@@ -39,7 +40,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, rx) = mpsc::channel(OUTBOUND_QUEUE);
-    let (shared, receivers) = Shared::new(Outbound::Stream(tx), limits);
+    let (shared, receivers) = Shared::new(Outbound::Stream(tx), limits, wire);
     tokio::spawn(write_loop(write, rx, Arc::downgrade(&shared)));
     tokio::spawn(read_loop(read, shared.clone(), log, after_close));
     (shared, receivers)

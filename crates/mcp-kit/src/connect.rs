@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use mcp_jsonrpc::{Peer, SpawnOptions, StderrMode, StdoutLog, StreamableHttpOptions};
+use mcp_jsonrpc::{Peer, SpawnOptions, StderrMode, StdoutLog, StreamableHttpOptions, WireTap};
 
 use crate::config::{ServerConfig, StdioServer, StdoutLogConfig, StreamableHttpServer};
 use crate::security::{self, TrustMode, UntrustedStreamableHttpPolicy};
@@ -17,6 +17,8 @@ pub(crate) struct ConnectPolicy {
     pub(crate) untrusted_http: UntrustedStreamableHttpPolicy,
     pub(crate) allow_stdout_log_outside_root: bool,
     pub(crate) stderr: StderrMode,
+    pub(crate) wire: Option<WireTap>,
+    pub(crate) own_process_group: bool,
 }
 
 /// Opens the connection to `server` as configured, `root` being the workspace root (the
@@ -65,7 +67,13 @@ pub(crate) async fn open(
         }
         ServerConfig::Unix(unix) => {
             let path = root.join(&unix.unix_path);
-            Peer::connect_unix(&path).await.map_err(connection_error)
+            let options = SpawnOptions {
+                wire: policy.wire.clone(),
+                ..SpawnOptions::default()
+            };
+            Peer::connect_unix_with_options(&path, options)
+                .await
+                .map_err(connection_error)
         }
         ServerConfig::StreamableHttp(http) => {
             let options = StreamableHttpOptions {
@@ -77,7 +85,10 @@ pub(crate) async fn open(
                 http.urls.sse_url(),
                 http.urls.http_url(),
                 options,
-                SpawnOptions::default(),
+                SpawnOptions {
+                    wire: policy.wire.clone(),
+                    ..SpawnOptions::default()
+                },
             )
             .await
             .map_err(connection_error)
@@ -112,6 +123,8 @@ fn spawn_options(
             inherit_env: stdio.inherit_env,
             cwd: Some(root.to_path_buf()),
             stderr: policy.stderr,
+            wire: policy.wire.clone(),
+            own_process_group: policy.own_process_group,
             ..Default::default()
         },
     ))

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_jsonrpc::StderrMode;
+use mcp_jsonrpc::{StderrMode, WireTap};
 use mcp_schema::{
     CallToolResult, GetPromptResult, Implementation, McpNotification, McpRequest, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, Tool,
@@ -86,6 +86,7 @@ impl Manager {
                 request: None,
                 notification: None,
             },
+            log_level: None,
         };
         Self {
             root: root.into(),
@@ -96,6 +97,8 @@ impl Manager {
                 untrusted_http: UntrustedStreamableHttpPolicy::default(),
                 allow_stdout_log_outside_root: false,
                 stderr: StderrMode::Inherit,
+                wire: None,
+                own_process_group: false,
             },
             sessions: Mutex::default(),
             connecting: Mutex::default(),
@@ -131,6 +134,14 @@ impl Manager {
         self
     }
 
+    /// Asks each server that declares `logging` for log messages at `level` and above, as
+    /// soon as it is connected ([`Session::set_logging_level`], both eras). Default: none
+    /// asked (the server's own default).
+    pub fn with_log_level(mut self, level: mcp_schema::LoggingLevel) -> Self {
+        self.settings.log_level = Some(level);
+        self
+    }
+
     /// Roots: declares `capabilities.roots` and answers `roots/list` with them.
     pub fn with_roots(mut self, roots: Vec<crate::Root>) -> Self {
         self.settings.handlers.roots = Some(Arc::new(roots));
@@ -157,6 +168,21 @@ impl Manager {
     /// status and the last lines it wrote there ([`Error::ServerExited`]).
     pub fn with_stderr(mut self, stderr: StderrMode) -> Self {
         self.policy.stderr = stderr;
+        self
+    }
+
+    /// Shows every JSON-RPC message of the connections this manager makes, both ways, to
+    /// `tap` (for debugging; the messages may carry secrets).
+    pub fn with_wire_tap(mut self, tap: WireTap) -> Self {
+        self.policy.wire = Some(tap);
+        self
+    }
+
+    /// Starts stdio servers in a process group of their own (default `false`): a terminal's
+    /// Ctrl-C then reaches only this process, which can cancel its requests and close the
+    /// servers itself (mcpctl does).
+    pub fn with_own_process_group(mut self, own: bool) -> Self {
+        self.policy.own_process_group = own;
         self
     }
 

@@ -15,79 +15,8 @@ use mcp_test_support as support;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-/// The longest a single mcpctl run may take.
-const RUN_LIMIT: Duration = Duration::from_secs(60);
-
-/// What one mcpctl run produced.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    /// Asserts the exit code, showing the run when it differs.
-    fn expect(self, code: i32) -> Self {
-        assert_eq!(self.code, code, "unexpected exit code: {self:#?}");
-        self
-    }
-
-    /// Asserts success and parses stdout as JSON.
-    fn json(self) -> Value {
-        let run = self.expect(0);
-        serde_json::from_str(&run.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {run:#?}"))
-    }
-}
-
-/// Runs mcpctl in `dir` (its default root) with `args`.
-async fn mcpctl(dir: &Path, args: &[&str]) -> Run {
-    mcpctl_with_stdin(dir, args, None).await
-}
-
-/// Runs mcpctl in `dir`, feeding `stdin` when given.
-async fn mcpctl_with_stdin(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
-    use tokio::io::AsyncWriteExt;
-
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpctl"));
-    command
-        .args(args)
-        .current_dir(dir)
-        .env_remove("RUST_LOG")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = command.spawn().expect("mcpctl starts");
-    if let Some(input) = stdin {
-        let mut pipe = child.stdin.take().expect("piped stdin");
-        pipe.write_all(input.as_bytes()).await.expect("write stdin");
-    }
-    let output = tokio::time::timeout(RUN_LIMIT, child.wait_with_output())
-        .await
-        .unwrap_or_else(|_| panic!("mcpctl {args:?} did not finish in {RUN_LIMIT:?}"))
-        .expect("mcpctl runs");
-    Run {
-        code: output
-            .status
-            .code()
-            .expect("mcpctl exited (not killed by a signal)"),
-        stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
-        stderr: String::from_utf8(output.stderr).expect("UTF-8 stderr"),
-    }
-}
-
-/// A temporary workspace whose `.mcp.json` is `config`.
-fn workspace(config: Value) -> TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join(".mcp.json"), config.to_string()).expect("write .mcp.json");
-    dir
-}
+mod cli_support;
+use cli_support::{RUN_LIMIT, mcpctl, mcpctl_with_stdin, workspace};
 
 /// A workspace with the everything server over stdio, as `everything`.
 fn everything_stdio() -> TempDir {
@@ -1525,7 +1454,13 @@ fn documented() -> (BTreeSet<String>, BTreeMap<String, BTreeSet<String>>) {
         };
         let flag = format!("--{}", rest.split(['`', ' ']).next().unwrap_or_default());
         match (h2, &h3) {
-            ("Global options" | "Security options" | "Server on the command line", _) => {
+            (
+                "Global options"
+                | "Security options"
+                | "Server on the command line"
+                | "What the server sends",
+                _,
+            ) => {
                 globals.insert(flag);
             }
             ("Subcommands", Some(name)) => {
@@ -1538,10 +1473,11 @@ fn documented() -> (BTreeSet<String>, BTreeMap<String, BTreeSet<String>>) {
 }
 
 /// The sections of `-h` that hold the global options.
-const GLOBAL_SECTIONS: [&str; 3] = [
+const GLOBAL_SECTIONS: [&str; 4] = [
     "Global options",
     "Security options (global)",
     "Server on the command line (global)",
+    "What the server sends (global)",
 ];
 
 #[tokio::test]
@@ -1555,14 +1491,10 @@ async fn help_matches_the_docs() {
 
     let top = mcpctl(dir.path(), &["-h"]).await.expect(0).stdout;
     let sections = help_sections(&top);
-    let help_globals: BTreeSet<String> = [
-        "Global options",
-        "Security options (global)",
-        "Server on the command line (global)",
-    ]
-    .iter()
-    .flat_map(|s| sections.get(*s).cloned().unwrap_or_default())
-    .collect();
+    let help_globals: BTreeSet<String> = GLOBAL_SECTIONS
+        .iter()
+        .flat_map(|s| sections.get(*s).cloned().unwrap_or_default())
+        .collect();
     assert_eq!(
         help_globals, doc_globals,
         "global options: mcpctl -h (left) vs docs/cli.md (right)"

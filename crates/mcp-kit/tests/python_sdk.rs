@@ -35,7 +35,7 @@ async fn exercise(config: &Config, pinned: Option<&str>, expected: Era) {
         .map(|t| t.name)
         .collect();
     names.sort();
-    assert_eq!(names, ["add", "echo"]);
+    assert_eq!(names, ["add", "echo", "summarize", "work"]);
     let sum = session
         .call_tool("add", json!({ "a": 20, "b": 22 }).as_object().cloned())
         .await

@@ -180,7 +180,8 @@ pub(crate) async fn connect(
         log,
     });
     let transport = Arc::new(HttpTransport(outbound.clone()));
-    let (shared, receivers) = Shared::new(Outbound::Exchanges(transport), options.limits);
+    let (shared, receivers) =
+        Shared::new(Outbound::Exchanges(transport), options.limits, options.wire);
     let _ = outbound.shared.set(Arc::downgrade(&shared));
     outbound.open_get_stream(Trigger::Connect).await?;
     Ok((shared, receivers))

@@ -4,7 +4,7 @@ use std::future::Future;
 
 use mcp_schema::{
     CallToolRequest, CallToolResult, CompleteRequest, CompleteRequestParams, CompleteResult,
-    DiscoverRequest, DiscoverResult, GetPromptRequest, GetPromptResult, ListPromptsRequest,
+    DiscoverRequest, DiscoverResult, Era, GetPromptRequest, GetPromptResult, ListPromptsRequest,
     ListPromptsResult, ListResourceTemplatesRequest, ListResourceTemplatesResult,
     ListResourcesRequest, ListResourcesResult, ListToolsRequest, ListToolsResult, LoggingLevel,
     McpRequest, PingRequest, Prompt, ReadResourceRequest, ReadResourceResult, Resource,
@@ -214,12 +214,46 @@ impl Session {
         from_result(GetPromptRequest::METHOD, value)
     }
 
-    /// `logging/setLevel` (stateful era; in 2026-07-28 the level travels in each request's
-    /// `_meta` instead).
+    /// Asks the server for log messages (`notifications/message`) at `level` and above, in
+    /// either era: `logging/setLevel` in the stateful era; in 2026-07-28, which has no such
+    /// request, every later request of this session carries the level in its `_meta`
+    /// (`io.modelcontextprotocol/logLevel`).
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), Error> {
-        self.request(SetLevelRequest::METHOD, Some(json!({ "level": level })))
-            .await
-            .map(drop)
+        match self.negotiated.era() {
+            Era::Stateful => self
+                .request(SetLevelRequest::METHOD, Some(json!({ "level": level })))
+                .await
+                .map(drop),
+            Era::Stateless => {
+                *self.log_level.lock() = Some(level);
+                Ok(())
+            }
+        }
+    }
+
+    /// [`set_logging_level`](Self::set_logging_level), except that in the stateful era a
+    /// server without the `logging` capability is left alone (it would answer -32601), with
+    /// a debug log. In 2026-07-28 the level is always sent: it is only a `_meta` key, and
+    /// servers log without declaring the capability (the Python SDK's does).
+    pub(crate) async fn ask_log_level(&self, level: LoggingLevel) -> Result<(), Error> {
+        if self.negotiated.era() == Era::Stateful && self.server_capability("logging").is_none() {
+            tracing::debug!(
+                server = self.server_name(),
+                "the server does not declare `logging`: no log level asked"
+            );
+            return Ok(());
+        }
+        self.set_logging_level(level).await
+    }
+
+    /// The capability `name` the server declared in its handshake result.
+    pub fn server_capability(&self, name: &str) -> Option<&Value> {
+        self.negotiated.result().get("capabilities")?.get(name)
+    }
+
+    /// The log level sent in each request's `_meta` (2026-07-28), if one was set.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        self.log_level.lock().clone()
     }
 
     /// `completion/complete`.

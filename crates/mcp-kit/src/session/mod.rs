@@ -40,6 +40,8 @@ pub(crate) struct SessionSettings {
     pub(crate) capabilities: Map<String, Value>,
     pub(crate) timeout: Duration,
     pub(crate) handlers: Handlers,
+    /// The log level asked of every server once connected.
+    pub(crate) log_level: Option<mcp_schema::LoggingLevel>,
 }
 
 /// The outcome of the handshake.
@@ -148,6 +150,9 @@ pub struct Session {
     timeout: Duration,
     /// The `x-mcp-header` declarations of the tools listed so far (2026-07-28 over HTTP).
     tool_headers: Mutex<HashMap<String, Vec<mcp_schema::headers::ParamHeader>>>,
+    /// The log level every request carries (2026-07-28; see
+    /// [`set_logging_level`](Self::set_logging_level)).
+    log_level: Mutex<Option<mcp_schema::LoggingLevel>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -226,6 +231,7 @@ impl Session {
             capabilities: Value::Object(capabilities),
             timeout: settings.timeout,
             tool_headers: Mutex::new(HashMap::new()),
+            log_level: Mutex::new(None),
         };
         // One deadline for the whole handshake, however many probes it takes.
         let handshake = era::negotiate(&session, settings.protocol_version.as_deref());
@@ -252,6 +258,12 @@ impl Session {
             version = session.negotiated.protocol_version(),
             "mcp session established"
         );
+        if let Some(level) = settings.log_level.clone() {
+            // Logs are a help, not the session's purpose: a refusal is reported, not fatal.
+            if let Err(error) = session.ask_log_level(level).await {
+                tracing::warn!(server, %error, "the server refused the log level");
+            }
+        }
         Ok(session)
     }
 

@@ -192,6 +192,10 @@ impl Session {
             .or_insert_with(|| self.client_info.clone());
         meta.entry("io.modelcontextprotocol/clientCapabilities")
             .or_insert_with(|| self.capabilities.clone());
+        if let Some(level) = self.log_level() {
+            meta.entry(mcp_schema::meta::keys::LOG_LEVEL)
+                .or_insert_with(|| json!(level));
+        }
     }
 
     pub(crate) fn request_error(&self, method: &str, error: mcp_jsonrpc::Error) -> Error {
@@ -226,24 +230,16 @@ impl Drop for CancelOnDrop {
 }
 
 /// Sends `notifications/cancelled` for request `id` from a context that cannot wait (a
-/// `Drop`); nothing when the connection is closed or no runtime is running.
+/// `Drop`): queued at once, so that it goes out even when the connection is closed right
+/// after (mcpctl on Ctrl-C); nothing when the connection is already closed.
 pub(super) fn send_cancelled_detached(shared: &Shared, id: &Id, reason: &str) {
-    if shared.handle.is_closed() {
-        return;
-    }
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    let handle = shared.handle.clone();
     let params = json!({ "requestId": id, "reason": reason });
-    runtime.spawn(async move {
-        if let Err(e) = handle
-            .notify(CancelledNotification::METHOD, Some(params))
-            .await
-        {
-            tracing::debug!(error = %e, "could not send notifications/cancelled");
-        }
-    });
+    if !shared
+        .handle
+        .notify_now(CancelledNotification::METHOD, Some(&params))
+    {
+        tracing::debug!("could not send notifications/cancelled");
+    }
 }
 
 /// Removes a call's progress route when the call ends or is dropped.

@@ -5,21 +5,25 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
+use mcp_kit::mcp::LoggingLevel;
 
 /// The exit codes, as `--help` lists them (kept in step with [`crate::exit::Exit`]).
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success
-  1  the server or the tool failed (JSON-RPC error, a tool result with isError: true,
-     a malformed answer)
-  2  usage or configuration error (bad flags or arguments, invalid mcp.json, unknown server)
-  3  refused by the trust policy (e.g. stdio without --trust, http:// without --allow-http)
-  4  connection failure or timeout
+  0    success
+  1    the server or the tool failed (JSON-RPC error, a tool result with isError: true,
+       a malformed answer)
+  2    usage or configuration error (bad flags or arguments, invalid mcp.json, unknown server)
+  3    refused by the trust policy (e.g. stdio without --trust, http:// without --allow-http)
+  4    connection failure or timeout
+  130  interrupted by Ctrl-C (the request in flight was cancelled first)
 
 Output: tables when stdout is a terminal, pretty JSON when it is not; --json prints compact
-JSON, --output chooses explicitly. Logs go to stderr (filter: RUST_LOG, default warn).";
+JSON, --output chooses explicitly. What the server sends besides the result (progress, log
+messages, its requests) and mcpctl's own logs (filter: RUST_LOG, default warn) go to stderr.";
 
 /// The help heading of the global options.
 const GLOBAL: &str = "Global options";
@@ -29,6 +33,9 @@ const SECURITY: &str = "Security options (global)";
 
 /// The help heading of the options of a server named on the command line.
 const LAUNCH: &str = "Server on the command line (global)";
+
+/// The help heading of the options that say how server→client messages are answered or shown.
+const SERVER_SIDE: &str = "What the server sends (global)";
 
 /// How a server is named, as the subcommands' help says it.
 const TARGET_HELP: &str = "SERVER is a server's name in the configuration, or an http(s) URL \
@@ -184,6 +191,67 @@ pub(crate) struct GlobalArgs {
     /// A header sent to a server given by URL (repeatable)
     #[arg(long, global = true, value_name = "NAME: VALUE", help_heading = LAUNCH)]
     pub(crate) header: Vec<String>,
+
+    /// Ask the server for log messages at LEVEL and above (both eras); they are shown on
+    /// stderr
+    #[arg(
+        long,
+        global = true,
+        value_name = "LEVEL",
+        value_parser = clap::builder::PossibleValuesParser::new(LoggingLevel::KNOWN)
+            .map(|level| LoggingLevel::from(level.as_str())),
+        help_heading = SERVER_SIDE
+    )]
+    pub(crate) log_level: Option<LoggingLevel>,
+
+    /// Print every JSON-RPC message, both ways, on stderr (values of secret-looking keys,
+    /// headers and -e variables redacted)
+    #[arg(long, global = true, help_heading = SERVER_SIDE)]
+    pub(crate) wire: bool,
+
+    /// Answer elicitation requests without asking: decline, cancel, accept (with no content:
+    /// URL mode), or json=FILE (accept with the JSON object in FILE) [default: a form on a
+    /// terminal, else decline]
+    #[arg(long, global = true, value_name = "ANSWER", value_parser = parse_elicit, help_heading = SERVER_SIDE)]
+    pub(crate) elicit: Option<ElicitAnswer>,
+
+    /// Answer sampling requests (sampling/createMessage) with this text [default: sampling is
+    /// not offered, and refused if asked]
+    #[arg(long, global = true, value_name = "TEXT", conflicts_with = "sampling_command", help_heading = SERVER_SIDE)]
+    pub(crate) sampling_reply: Option<String>,
+
+    /// Answer sampling requests with the output of this shell command, which gets the
+    /// request's params as JSON on stdin
+    #[arg(long, global = true, value_name = "COMMAND", help_heading = SERVER_SIDE)]
+    pub(crate) sampling_command: Option<String>,
+
+    /// Declare a root (a directory the server may work in) and answer roots/list with it
+    /// (repeatable)
+    #[arg(long, global = true, value_name = "DIR", help_heading = SERVER_SIDE)]
+    pub(crate) root_dir: Vec<PathBuf>,
+}
+
+/// `--elicit`: how elicitation requests are answered without a form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ElicitAnswer {
+    /// `decline`.
+    Decline,
+    /// `cancel`.
+    Cancel,
+    /// `accept` (no content), or `json=FILE`: accept with the object in the file.
+    Accept(Option<PathBuf>),
+}
+
+fn parse_elicit(text: &str) -> Result<ElicitAnswer, String> {
+    match text {
+        "decline" => Ok(ElicitAnswer::Decline),
+        "cancel" => Ok(ElicitAnswer::Cancel),
+        "accept" => Ok(ElicitAnswer::Accept(None)),
+        _ => match text.strip_prefix("json=") {
+            Some(path) if !path.is_empty() => Ok(ElicitAnswer::Accept(Some(PathBuf::from(path)))),
+            _ => Err("expected decline, cancel, accept or json=FILE".to_owned()),
+        },
+    }
 }
 
 /// The subcommands.

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::CommandFactory;
@@ -12,17 +13,23 @@ use mcp_kit::arguments::{
 };
 use mcp_kit::config::DISCOVERED_FILES;
 use mcp_kit::mcp::{CompleteContext, CompleteRequestParams, Reference};
-use mcp_kit::{Config, Manager, Session, TrustMode, UntrustedStreamableHttpPolicy};
+use mcp_kit::{
+    Config, Manager, Root, ServerConfig, ServerNotificationContext, Session, TrustMode,
+    UntrustedStreamableHttpPolicy,
+};
 use serde_json::{Map, Value, json};
 
+use crate::answers::{Answers, Elicit, Sampling};
 use crate::args::{
-    CallArgs, Cli, Command, CompleteArgs, GetPromptArgs, GlobalArgs, OutputFormat, RawArgs,
+    CallArgs, Cli, Command, CompleteArgs, ElicitAnswer, GetPromptArgs, GlobalArgs, OutputFormat,
+    RawArgs,
 };
-use crate::exit::{server_failure, usage};
+use crate::console::Console;
+use crate::exit::{Exit, Failure, server_failure, usage};
 use crate::output::{Printer, resolve_format, write_stdout};
 use crate::spinner::Spinner;
 use crate::target::{self, Target, given};
-use crate::{config_view, views};
+use crate::{config_view, views, wire};
 
 /// The name the client announces in `clientInfo`.
 const CLIENT_NAME: &str = "mcpctl";
@@ -36,6 +43,8 @@ struct Context {
     manager: Manager,
     /// Where results go.
     printer: Printer,
+    /// Where what the server sends besides results goes.
+    console: Arc<Console>,
 }
 
 /// Runs the command line.
@@ -51,13 +60,14 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
     }
     let target = target::resolve(&mut command)?;
     let root = resolve_root(global.root.as_deref())?;
-    let printer = Printer::new(resolve_format(global.json, global.output));
+    let format = resolve_format(global.json, global.output);
+    let printer = Printer::new(format);
     let Some(target) = target else {
         let config = Config::load(&root, global.config.clone()).await?;
         let view = config_view::describe(&config, global.show_argv);
         return printer.print(&view, config_view::human);
     };
-    let manager = match target.server_config(&global)? {
+    let (config, root, trust) = match target.server_config(&global)? {
         // What the user typed is trusted: no configuration file is read for it.
         Some(server) => {
             let root = match &global.cwd {
@@ -65,7 +75,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
                 None => root,
             };
             let config = Config::default().with_server(target.name(), server);
-            build_manager(&global, config, root, TrustMode::Trusted)
+            (config, root, TrustMode::Trusted)
         }
         None => {
             let config = Config::load(&root, global.config.clone()).await?;
@@ -75,10 +85,16 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
             } else {
                 TrustMode::Untrusted
             };
-            build_manager(&global, config, root, trust)
+            (config, root, trust)
         }
     };
-    let ctx = Context { manager, printer };
+    let console = Arc::new(Console::new(format));
+    let manager = build_manager(&global, config, root, trust, &target.name(), &console)?;
+    let ctx = Context {
+        manager,
+        printer,
+        console,
+    };
     run_on_server(&ctx, &target, command).await
 }
 
@@ -138,8 +154,16 @@ fn resolve_dir(dir: &Path, flag: &str) -> anyhow::Result<PathBuf> {
     Ok(absolute)
 }
 
-/// The manager: the configuration's `client` section, then the flags.
-fn build_manager(global: &GlobalArgs, config: Config, root: PathBuf, trust: TrustMode) -> Manager {
+/// The manager: the configuration's `client` section, then the flags; what the server sends
+/// goes to `console`, what it asks is answered by [`Answers`].
+fn build_manager(
+    global: &GlobalArgs,
+    config: Config,
+    root: PathBuf,
+    trust: TrustMode,
+    server: &str,
+    console: &Arc<Console>,
+) -> anyhow::Result<Manager> {
     let timeout = Duration::from_millis(global.timeout_ms);
     let policy = UntrustedStreamableHttpPolicy {
         require_https: !global.allow_http,
@@ -150,7 +174,29 @@ fn build_manager(global: &GlobalArgs, config: Config, root: PathBuf, trust: Trus
         dns_fail_open: global.dns_fail_open,
         allowed_hosts: global.allow_host.clone(),
     };
-    let manager = Manager::new(config, root)
+    let answers = Arc::new(Answers {
+        console: console.clone(),
+        elicit: elicit_answer(global.elicit.as_ref())?,
+        sampling: match (&global.sampling_reply, &global.sampling_command) {
+            (Some(text), _) => Sampling::Reply(text.clone()),
+            (None, Some(command)) => Sampling::Command(command.clone()),
+            (None, None) => Sampling::Refuse,
+        },
+        asking: tokio::sync::Mutex::new(()),
+    });
+    let mut capabilities = config.client.capabilities.clone().unwrap_or_default();
+    answers.declare(&mut capabilities);
+    let mut roots = config.client.roots.clone().unwrap_or_default();
+    for dir in &global.root_dir {
+        roots.push(root_of(&resolve_dir(dir, "--root-dir")?)?);
+    }
+    let secrets = config
+        .servers
+        .get(server)
+        .map(|configured| wire_secrets(configured, &root, trust))
+        .unwrap_or_default();
+    let notifications = console.clone();
+    let mut manager = Manager::new(config, root)
         .with_client_info(CLIENT_NAME, env!("CARGO_PKG_VERSION"))
         .with_timeout(timeout)
         .with_trust_mode(trust)
@@ -158,11 +204,75 @@ fn build_manager(global: &GlobalArgs, config: Config, root: PathBuf, trust: Trus
         .with_allow_stdout_log_outside_root(global.allow_stdout_log_outside_root)
         .with_stderr(StderrMode::Capture {
             echo: !global.quiet,
-        });
-    match &global.protocol_version {
+        })
+        // Ctrl-C reaches mcpctl only, which cancels and closes the server itself.
+        .with_own_process_group(true)
+        .with_capabilities(Value::Object(capabilities))
+        .with_server_request_handler(answers.handler())
+        .with_server_notification_handler(Arc::new(move |n: ServerNotificationContext| {
+            notifications.notification(&n.server_name, &n.method, n.params.as_ref());
+            Box::pin(async {})
+        }));
+    if !roots.is_empty() {
+        manager = manager.with_roots(roots);
+    }
+    if let Some(level) = &global.log_level {
+        manager = manager.with_log_level(level.clone());
+    }
+    if global.wire {
+        manager = manager.with_wire_tap(wire::tap(console.clone(), server.to_owned(), secrets));
+    }
+    Ok(match &global.protocol_version {
         Some(version) => manager.with_protocol_version(Some(version.clone())),
         None => manager,
+    })
+}
+
+/// `--elicit`, with the file of `json=FILE` read now (a bad file is a usage error before
+/// connecting); without it, a form on a terminal.
+fn elicit_answer(flag: Option<&ElicitAnswer>) -> anyhow::Result<Elicit> {
+    Ok(match flag {
+        None => Elicit::by_default(),
+        Some(ElicitAnswer::Decline) => Elicit::Decline,
+        Some(ElicitAnswer::Cancel) => Elicit::Cancel,
+        Some(ElicitAnswer::Accept(None)) => Elicit::Accept(Map::new()),
+        Some(ElicitAnswer::Accept(Some(path))) => {
+            Elicit::Accept(json_object_file(path).map_err(usage)?)
+        }
+    })
+}
+
+/// A `--root-dir`: its `file://` URI and its name.
+fn root_of(dir: &Path) -> anyhow::Result<Root> {
+    let uri = url::Url::from_directory_path(dir).map_err(|()| {
+        usage(format!(
+            "--root-dir {} cannot be a file:// URI",
+            dir.display()
+        ))
+    })?;
+    Ok(Root {
+        uri: uri.to_string(),
+        name: dir.file_name().map(|n| n.to_string_lossy().into_owned()),
+    })
+}
+
+/// The values `--wire` hides wherever they appear: the server's environment variables and
+/// headers, as written and (when trusted) expanded.
+fn wire_secrets(server: &ServerConfig, root: &Path, trust: TrustMode) -> Vec<String> {
+    let values = |config: &ServerConfig| -> Vec<String> {
+        match config {
+            ServerConfig::Stdio(stdio) => stdio.env.values().cloned().collect(),
+            ServerConfig::StreamableHttp(http) => http.http_headers.values().cloned().collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut secrets = values(server);
+    if trust == TrustMode::Trusted
+        && let Ok(expanded) = server.expanded(root)
+    {
+        secrets.extend(values(&expanded));
     }
+    secrets
 }
 
 /// Connects to the command's server, runs the command, and closes the connection whatever
@@ -174,7 +284,15 @@ async fn run_on_server(ctx: &Context, target: &Target, command: Command) -> anyh
         let _spinner = Spinner::start(format!("connecting to {}…", target.label()));
         ctx.manager.open(&target.name()).await?
     };
-    let outcome = match Box::pin(dispatch(ctx, &session, &command, early)).await {
+    let work = Box::pin(dispatch(ctx, &session, &command, early));
+    let outcome = tokio::select! {
+        outcome = work => outcome,
+        // Dropping the command's future cancels its request (notifications/cancelled, or
+        // the 2026-07-28 stream closed); shut_down then ends the session (DELETE over HTTP).
+        _ = tokio::signal::ctrl_c() => Err(interrupted(&command, &session)),
+    };
+    ctx.console.clear_progress();
+    let outcome = match outcome {
         // A server that died mid-command: say how it ended and what it printed last.
         Err(error) => match error.downcast::<mcp_kit::Error>() {
             Ok(error) => Err(session.with_exit_details(error).await.into()),
@@ -184,6 +302,23 @@ async fn run_on_server(ctx: &Context, target: &Target, command: Command) -> anyh
     };
     shut_down(session).await;
     outcome
+}
+
+/// The error of a command stopped by Ctrl-C, saying what was cancelled.
+fn interrupted(command: &Command, session: &Session) -> anyhow::Error {
+    let what = match command {
+        Command::Call(call) => format!("the call of tool `{}`", given(&call.tool)),
+        Command::Request(raw) => format!("the request `{}`", given(&raw.method)),
+        _ => "the command".to_owned(),
+    };
+    Failure {
+        exit: Exit::Interrupted,
+        message: format!(
+            "interrupted: cancelled {what} on server `{}`",
+            session.server_name()
+        ),
+    }
+    .into()
 }
 
 /// What is parsed from the command line before connecting.
@@ -314,7 +449,9 @@ async fn dispatch(
             let prompts = session.list_all_prompts().await?;
             printer.print(&json!({ "prompts": prompts }), views::prompts)
         }
-        Command::Call(call) => call_tool(session, printer, call, early.arguments).await,
+        Command::Call(call) => {
+            call_tool(session, printer, &ctx.console, call, early.arguments).await
+        }
         Command::ReadResource(read) => {
             let result = session.read_resource(given(&read.uri)).await?;
             printer.print(&serde_json::to_value(result)?, views::resource_contents)
@@ -358,11 +495,13 @@ async fn dispatch(
 }
 
 /// `call`: converts `KEY=VALUE` pairs by the tool's input schema (fetched with
-/// `tools/list`), merges them over the JSON arguments, calls, prints the result; a result
+/// `tools/list`), merges them over the JSON arguments, calls with a progress token (progress
+/// shown on the console), prints the result; a result
 /// with `isError: true` is printed, then reported as a failure.
 async fn call_tool(
     session: &Session,
     printer: Printer,
+    console: &Console,
     call: &CallArgs,
     mut arguments: Map<String, Value>,
 ) -> anyhow::Result<()> {
@@ -393,7 +532,19 @@ async fn call_tool(
             }
         }
     }
-    let result = session.call_tool(name, Some(arguments)).await?;
+    let (mut progress, call) = session.call_tool_with_progress(name, Some(arguments));
+    let mut call = std::pin::pin!(call);
+    let result = loop {
+        tokio::select! {
+            result = &mut call => break result?,
+            Some(update) = progress.recv() => console.progress(session.server_name(), &update),
+        }
+    };
+    // Progress that arrived with the result.
+    while let Ok(update) = progress.try_recv() {
+        console.progress(session.server_name(), &update);
+    }
+    console.clear_progress();
     let is_error = result.is_error == Some(true);
     printer.print(&serde_json::to_value(result)?, views::tool_result)?;
     if is_error {

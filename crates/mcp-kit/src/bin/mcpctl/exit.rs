@@ -23,6 +23,9 @@ pub(crate) enum Exit {
     Refused = 3,
     /// 4: the connection failed (spawn, connect, I/O, closed) or a request timed out.
     Connection = 4,
+    /// 130: interrupted by Ctrl-C (SIGINT), after cancelling the request in flight (the
+    /// shells' 128 + SIGINT).
+    Interrupted = 130,
 }
 
 impl Exit {

@@ -5,14 +5,18 @@
 //! one server. Results go to stdout (tables on a terminal, JSON otherwise); logs, the spinner
 //! and errors go to stderr. The reference is docs/cli.md.
 
+mod answers;
 mod args;
 mod commands;
 mod config_view;
+mod console;
 mod exit;
+mod form;
 mod output;
 mod spinner;
 mod target;
 mod views;
+mod wire;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

@@ -17,7 +17,7 @@ impl Spinner {
         }
         // `new_spinner` draws on stderr.
         let bar = ProgressBar::new_spinner().with_message(message);
-        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {wide_msg}") {
             bar.set_style(style);
         }
         bar.enable_steady_tick(Duration::from_millis(100));
