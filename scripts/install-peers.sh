@@ -4,6 +4,7 @@
 #   - @modelcontextprotocol/sdk 1.32.2                    (the TypeScript SDK: client and server)
 #   - @modelcontextprotocol/conformance 0.2.0-alpha.12    (the official conformance suite)
 #   - mcp 2.3.0 from PyPI                                  (the Python SDK: client and server)
+#   - mcp 1.30.0 from PyPI, in a venv of its own           (FastMCP 1.x: a legacy server)
 # Needs: node >= 20 with npm, python3 (>= 3.10) with venv; reaches only the npm registry and PyPI.
 # Idempotent: a stamp per part records what was installed; a changed pin reinstalls that part.
 # Usage: scripts/install-peers.sh        then: source scripts/peers/env.sh
@@ -49,6 +50,19 @@ if want=$(stale python "$here/peers/python-requirements.txt"); then
   "$peers_dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     -r "$here/peers/python-requirements.txt"
   echo "$want" > "$peers_dir/python.stamp"
+fi
+
+if want=$(stale python-mcp1 "$here/peers/python-mcp1-requirements.txt"); then
+  need python3 "Install Python 3.10 or newer (Debian: apt-get install python3 python3-venv)."
+  echo "install-peers: Python SDK 1.x → $peers_dir/venv-mcp1" >&2
+  rm -rf "$peers_dir/venv-mcp1"
+  python3 -m venv "$peers_dir/venv-mcp1" || {
+    echo "install-peers: python3 -m venv failed. Debian: apt-get install python3-venv" >&2
+    exit 1
+  }
+  "$peers_dir/venv-mcp1/bin/python" -m pip install --quiet --disable-pip-version-check \
+    -r "$here/peers/python-mcp1-requirements.txt"
+  echo "$want" > "$peers_dir/python-mcp1.stamp"
 fi
 
 echo "install-peers: peers ready in $peers_dir" >&2

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mcp_jsonrpc::{StderrMode, WireTap};
 use mcp_schema::{
-    CallToolResult, GetPromptResult, Implementation, McpNotification, McpRequest, Prompt,
+    CallToolResult, Era, GetPromptResult, Implementation, McpNotification, McpRequest, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use parking_lot::Mutex;
@@ -87,6 +87,7 @@ impl Manager {
                 notification: None,
             },
             log_level: None,
+            era_hints: HashMap::new(),
         };
         Self {
             root: root.into(),
@@ -139,6 +140,16 @@ impl Manager {
     /// asked (the server's own default).
     pub fn with_log_level(mut self, level: mcp_schema::LoggingLevel) -> Self {
         self.settings.log_level = Some(level);
+        self
+    }
+
+    /// Tells the handshake which era `server` spoke before (remembered by the caller, as
+    /// mcpctl does in its cache). Only [`Era::Stateful`] changes anything: `initialize` is then
+    /// tried first, sparing a legacy server the `server/discover` probe (some print pages of
+    /// errors for it); if the server refuses it, the usual negotiation follows. A pinned
+    /// protocol version takes precedence.
+    pub fn with_era_hint(mut self, server: impl Into<String>, era: Era) -> Self {
+        self.settings.era_hints.insert(server.into(), era);
         self
     }
 

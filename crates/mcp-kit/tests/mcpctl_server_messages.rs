@@ -1,6 +1,7 @@
 //! `mcpctl` and what servers send besides results, without a terminal (pipes): elicitation
 //! answered by `--elicit`, sampling by `--sampling-reply`/`--sampling-command` (or refused),
-//! roots from `--root-dir`, progress and log lines on stderr in both eras, and `--wire`.
+//! roots from `--root-dir`, progress and log lines on stderr in both eras, `--wire`, and the
+//! era cache that spares a legacy server the `server/discover` probe.
 //! Against real servers: the repository's example server, the everything server (stdio and
 //! HTTP) and the Python SDK's.
 #![cfg(feature = "cli")]
@@ -413,4 +414,53 @@ async fn wire_prints_every_message_with_secrets_redacted() {
             .iter()
             .all(|e| e["server"] == json!("example_server"))
     );
+}
+
+#[tokio::test]
+async fn a_legacy_server_is_probed_once_then_greeted_with_initialize() {
+    let dir = tempfile::tempdir().unwrap();
+    let fastmcp = [
+        support::peers_python_mcp1().display().to_string(),
+        support::fixture("fastmcp1_server.py").display().to_string(),
+    ];
+    // First run: the probe, which FastMCP 1.x reports as pages of validation errors.
+    let first = mcpctl(dir.path(), &with_server(&["server-info"], &fastmcp)).await;
+    let first_lines = first.stderr.lines().count();
+    let info = first.json();
+    assert_eq!(info["handshake"], "initialize");
+    assert!(
+        first_lines > 20,
+        "the probe went unnoticed: {first_lines} lines"
+    );
+    // The era is remembered: the next runs start with initialize, and the server stays quiet.
+    for _ in 0..2 {
+        let run = mcpctl(
+            dir.path(),
+            &with_server(&["--json", "call", "add", "a=2", "b=3"], &fastmcp),
+        )
+        .await;
+        assert!(
+            !run.stderr.contains("validation error"),
+            "probed again: {}",
+            run.stderr
+        );
+        assert!(run.stderr.lines().count() < 5, "{}", run.stderr);
+        assert_eq!(run.json()["structuredContent"]["result"], 5);
+    }
+    let cache = std::fs::read_to_string(cli_support::cache_dir(dir.path()).join("eras.json"))
+        .expect("the era cache");
+    assert!(cache.contains("\"stateful\""), "{cache}");
+    assert!(
+        !cache.contains("fastmcp1_server"),
+        "the cache names no command: {cache}"
+    );
+
+    // A server of the current era is remembered as such, and still discovered.
+    let example = [example_server()];
+    for _ in 0..2 {
+        let info = mcpctl(dir.path(), &with_server(&["server-info"], &example))
+            .await
+            .json();
+        assert_eq!(info["handshake"], "server/discover");
+    }
 }

@@ -67,6 +67,14 @@ pub fn peers_python() -> PathBuf {
     require(peers_dir().join("venv/bin/python"), "the Python SDK (mcp)")
 }
 
+/// A Python interpreter that has `mcp` 1.x (FastMCP 1.x, a server of the stateful era only).
+pub fn peers_python_mcp1() -> PathBuf {
+    require(
+        peers_dir().join("venv-mcp1/bin/python"),
+        "the Python SDK 1.x (mcp 1.30.0)",
+    )
+}
+
 /// A fixture file of this crate (`crates/test-support/fixtures/<name>`).
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

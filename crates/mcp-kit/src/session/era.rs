@@ -31,6 +31,7 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 pub(super) async fn negotiate(
     session: &Session,
     pinned: Option<&str>,
+    hint: Option<Era>,
 ) -> Result<Negotiated, Error> {
     match pinned {
         Some(version) if Era::of(version) == Some(Era::Stateless) => {
@@ -47,6 +48,18 @@ pub(super) async fn negotiate(
             }
         }
         Some(version) => initialize(session, version).await,
+        None if hint == Some(Era::Stateful) => {
+            // This server spoke the stateful era last time: `initialize` first spares it the
+            // `server/discover` probe, which some legacy servers answer with pages of errors on
+            // their stderr. A server that has moved on is probed as usual.
+            match initialize(session, STATEFUL[STATEFUL.len() - 1]).await {
+                Err(Error::Rpc { error, .. }) => {
+                    tracing::debug!(server = session.server_name(), %error, "initialize refused: probing");
+                    auto(session).await
+                }
+                outcome => outcome,
+            }
+        }
         None => auto(session).await,
     }
 }

@@ -42,6 +42,8 @@ pub(crate) struct SessionSettings {
     pub(crate) handlers: Handlers,
     /// The log level asked of every server once connected.
     pub(crate) log_level: Option<mcp_schema::LoggingLevel>,
+    /// The era each server spoke before, by server name (the handshake tries it first).
+    pub(crate) era_hints: HashMap<String, Era>,
 }
 
 /// The outcome of the handshake.
@@ -234,7 +236,11 @@ impl Session {
             log_level: Mutex::new(None),
         };
         // One deadline for the whole handshake, however many probes it takes.
-        let handshake = era::negotiate(&session, settings.protocol_version.as_deref());
+        let handshake = era::negotiate(
+            &session,
+            settings.protocol_version.as_deref(),
+            settings.era_hints.get(server).copied(),
+        );
         session.negotiated = match tokio::time::timeout(settings.timeout, handshake).await {
             Ok(Ok(negotiated)) => negotiated,
             Ok(Err(error)) => return Err(session.with_exit_details(error).await),

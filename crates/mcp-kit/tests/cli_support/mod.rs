@@ -49,6 +49,7 @@ pub(crate) async fn mcpctl_with_stdin(dir: &Path, args: &[&str], stdin: Option<&
         .args(args)
         .current_dir(dir)
         .env_remove("RUST_LOG")
+        .env("MCPCTL_CACHE_DIR", cache_dir(dir))
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -74,6 +75,12 @@ pub(crate) async fn mcpctl_with_stdin(dir: &Path, args: &[&str], stdin: Option<&
         stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
         stderr: String::from_utf8(output.stderr).expect("UTF-8 stderr"),
     }
+}
+
+/// Where the runs in `dir` keep mcpctl's cache (shared by the runs of one test, never with
+/// the user's own).
+pub(crate) fn cache_dir(dir: &Path) -> std::path::PathBuf {
+    dir.join(".mcpctl-cache")
 }
 
 /// A temporary workspace whose `.mcp.json` is `config`.
@@ -126,6 +133,7 @@ pub(crate) async fn on_terminal(dir: &Path, args: &[&str], steps: &[Step]) -> Te
         .arg(&driver)
         .arg(plan.to_string())
         .env_remove("RUST_LOG")
+        .env("MCPCTL_CACHE_DIR", cache_dir(dir))
         .env("TERM", "xterm-256color")
         .stdin(Stdio::null())
         .kill_on_drop(true)

@@ -25,6 +25,7 @@ use crate::args::{
     RawArgs,
 };
 use crate::console::Console;
+use crate::era_cache::EraCache;
 use crate::exit::{Exit, Failure, server_failure, usage};
 use crate::output::{Printer, resolve_format, write_stdout};
 use crate::spinner::Spinner;
@@ -45,6 +46,8 @@ struct Context {
     printer: Printer,
     /// Where what the server sends besides results goes.
     console: Arc<Console>,
+    /// The era the server spoke last time, and where to remember this one.
+    era_cache: Option<EraCache>,
 }
 
 /// Runs the command line.
@@ -89,11 +92,23 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         }
     };
     let console = Arc::new(Console::new(format));
-    let manager = build_manager(&global, config, root, trust, &target.name(), &console)?;
+    let name = target.name();
+    // A pinned version makes the handshake: nothing to remember then.
+    let pinned = global.protocol_version.is_some() || config.client.protocol_version.is_some();
+    let era_cache = config
+        .servers
+        .get(&name)
+        .filter(|_| !pinned)
+        .and_then(|server| EraCache::of(server, &root));
+    let mut manager = build_manager(&global, config, root, trust, &name, &console)?;
+    if let Some(era) = era_cache.as_ref().and_then(EraCache::get) {
+        manager = manager.with_era_hint(name, era);
+    }
     let ctx = Context {
         manager,
         printer,
         console,
+        era_cache,
     };
     run_on_server(&ctx, &target, command).await
 }
@@ -284,6 +299,9 @@ async fn run_on_server(ctx: &Context, target: &Target, command: Command) -> anyh
         let _spinner = Spinner::start(format!("connecting to {}…", target.label()));
         ctx.manager.open(&target.name()).await?
     };
+    if let Some(cache) = &ctx.era_cache {
+        cache.put(session.negotiated().era());
+    }
     let work = Box::pin(dispatch(ctx, &session, &command, early));
     let outcome = tokio::select! {
         outcome = work => outcome,

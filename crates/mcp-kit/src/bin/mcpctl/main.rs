@@ -10,6 +10,7 @@ mod args;
 mod commands;
 mod config_view;
 mod console;
+mod era_cache;
 mod exit;
 mod form;
 mod output;
