@@ -228,6 +228,21 @@ impl Peer {
         Self::connect_streamable_http_split_with_options(url, url, http_options, options).await
     }
 
+    /// Connects to a server of the legacy HTTP+SSE transport (protocol version 2024-11-05):
+    /// `url` is its SSE endpoint (often `…/sse`), whose first event names the URL messages
+    /// are POSTed to. Of `http_options`, `headers`, `connect_timeout` (the GET and its
+    /// `endpoint` event), `request_timeout` (each POST) and `follow_redirects` apply; of
+    /// `options`, `limits`, `stdout_log` and `wire`.
+    #[cfg(feature = "http")]
+    pub async fn connect_legacy_sse_with_options(
+        url: &str,
+        http_options: crate::StreamableHttpOptions,
+        options: SpawnOptions,
+    ) -> Result<Self, Error> {
+        let (shared, receivers) = crate::http::legacy::connect(url, http_options, options).await?;
+        Ok(Self::from_parts(shared, receivers, None))
+    }
+
     /// Connects with separate URLs for the GET SSE stream and for POSTs.
     #[cfg(feature = "http")]
     pub async fn connect_streamable_http_split_with_options(

@@ -298,7 +298,7 @@ async fn python_sdk_server_over_stdio_initialize_era() {
         .filter_map(|t| t["name"].as_str())
         .collect();
     names.sort_unstable();
-    assert_eq!(names, ["add", "echo"]);
+    assert_eq!(names, ["add", "echo", "summarize", "work"]);
 
     let sum = step(
         "add",

@@ -30,30 +30,7 @@ pub(crate) async fn open(
     server: &str,
     root: &Path,
 ) -> Result<Peer, Error> {
-    let configured = config
-        .servers
-        .get(server)
-        .ok_or_else(|| Error::UnknownServer(server.to_owned()))?;
-    let resolved = match policy.trust_mode {
-        TrustMode::Untrusted => {
-            security::check_local_transport(server, configured.transport())?;
-            if let ServerConfig::StreamableHttp(http) = configured {
-                security::check_untrusted_http(&policy.untrusted_http, server, http).await?;
-            }
-            let literal = configured.fields_with_placeholders();
-            if !literal.is_empty() {
-                tracing::warn!(
-                    "mcp server `{server}`: the placeholders in {} are sent as written \
-                     (untrusted mode does not read the environment; --trust expands them)",
-                    literal.join(", ")
-                );
-            }
-            configured.clone()
-        }
-        // Placeholders are expanded only for a trusted configuration: expanding them is
-        // reading this process's environment.
-        TrustMode::Trusted => configured.expanded(root)?,
-    };
+    let resolved = resolve(policy, config, server, root).await?;
     let connection_error = |source| Error::Connection {
         server: server.to_owned(),
         source,
@@ -75,25 +52,96 @@ pub(crate) async fn open(
                 .await
                 .map_err(connection_error)
         }
-        ServerConfig::StreamableHttp(http) => {
-            let options = StreamableHttpOptions {
-                headers: http_headers(policy.trust_mode, server, &http)?,
-                request_timeout: Some(timeout),
-                ..Default::default()
-            };
-            Peer::connect_streamable_http_split_with_options(
-                http.urls.sse_url(),
-                http.urls.http_url(),
-                options,
-                SpawnOptions {
-                    wire: policy.wire.clone(),
-                    ..SpawnOptions::default()
-                },
-            )
-            .await
-            .map_err(connection_error)
-        }
+        ServerConfig::StreamableHttp(http) => Peer::connect_streamable_http_split_with_options(
+            http.urls.sse_url(),
+            http.urls.http_url(),
+            http_options(policy, timeout, server, &http)?,
+            SpawnOptions {
+                wire: policy.wire.clone(),
+                ..SpawnOptions::default()
+            },
+        )
+        .await
+        .map_err(connection_error),
     }
+}
+
+/// Opens `server`, a streamable HTTP server in the configuration, with the legacy HTTP+SSE
+/// transport of 2024-11-05 instead (its URL as the SSE endpoint), through the same checks.
+pub(crate) async fn open_legacy_sse(
+    policy: &ConnectPolicy,
+    timeout: Duration,
+    config: &Config,
+    server: &str,
+    root: &Path,
+) -> Result<Peer, Error> {
+    let ServerConfig::StreamableHttp(http) = resolve(policy, config, server, root).await? else {
+        return Err(Error::Protocol {
+            server: server.to_owned(),
+            message: "only an HTTP server can use the legacy HTTP+SSE transport".into(),
+        });
+    };
+    Peer::connect_legacy_sse_with_options(
+        http.urls.sse_url(),
+        http_options(policy, timeout, server, &http)?,
+        SpawnOptions {
+            wire: policy.wire.clone(),
+            ..SpawnOptions::default()
+        },
+    )
+    .await
+    .map_err(|source| Error::Connection {
+        server: server.to_owned(),
+        source,
+    })
+}
+
+/// The HTTP options of a server: its headers (as the trust mode allows) and the timeout.
+fn http_options(
+    policy: &ConnectPolicy,
+    timeout: Duration,
+    server: &str,
+    http: &StreamableHttpServer,
+) -> Result<StreamableHttpOptions, Error> {
+    Ok(StreamableHttpOptions {
+        headers: http_headers(policy.trust_mode, server, http)?,
+        request_timeout: Some(timeout),
+        ..Default::default()
+    })
+}
+
+/// `server`'s configuration after the trust policy: checked (untrusted), or with its
+/// placeholders expanded (trusted).
+async fn resolve(
+    policy: &ConnectPolicy,
+    config: &Config,
+    server: &str,
+    root: &Path,
+) -> Result<ServerConfig, Error> {
+    let configured = config
+        .servers
+        .get(server)
+        .ok_or_else(|| Error::UnknownServer(server.to_owned()))?;
+    Ok(match policy.trust_mode {
+        TrustMode::Untrusted => {
+            security::check_local_transport(server, configured.transport())?;
+            if let ServerConfig::StreamableHttp(http) = configured {
+                security::check_untrusted_http(&policy.untrusted_http, server, http).await?;
+            }
+            let literal = configured.fields_with_placeholders();
+            if !literal.is_empty() {
+                tracing::warn!(
+                    "mcp server `{server}`: the placeholders in {} are sent as written \
+                     (untrusted mode does not read the environment; --trust expands them)",
+                    literal.join(", ")
+                );
+            }
+            configured.clone()
+        }
+        // Placeholders are expanded only for a trusted configuration: expanding them is
+        // reading this process's environment.
+        TrustMode::Trusted => configured.expanded(root)?,
+    })
 }
 
 fn spawn_options(

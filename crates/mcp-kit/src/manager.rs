@@ -311,10 +311,32 @@ impl Manager {
     }
 
     /// Connects to the configured `server` without caching the session: the caller owns it.
+    ///
+    /// An HTTP server whose URL refuses the streamable HTTP handshake with a 4xx (other than
+    /// 401/403) is tried once more with the legacy HTTP+SSE transport of 2024-11-05, as the
+    /// specification's backwards-compatibility section describes: the URL is then its SSE
+    /// endpoint. If that fails too, the streamable HTTP error is returned.
     pub async fn open(&self, server: &str) -> Result<Session, Error> {
         let timeout = self.settings.timeout;
-        let peer = connect::open(&self.policy, timeout, &self.config, server, &self.root).await?;
-        self.open_peer(server, peer).await
+        let (policy, config, root) = (&self.policy, &self.config, &self.root);
+        let peer = connect::open(policy, timeout, config, server, root).await?;
+        let http = peer.handle().is_streamable_http();
+        let error = match self.open_peer(server, peer).await {
+            Err(error) if http && refused_with_4xx(&error) => error,
+            outcome => return outcome,
+        };
+        let legacy = match connect::open_legacy_sse(policy, timeout, config, server, root).await {
+            Ok(peer) => peer,
+            Err(legacy) => {
+                tracing::debug!(server, error = %legacy, "not a legacy HTTP+SSE server either");
+                return Err(error);
+            }
+        };
+        tracing::debug!(server, "using the legacy HTTP+SSE transport");
+        // A server of the old transport most likely speaks the stateful era.
+        let mut settings = self.settings.clone();
+        settings.era_hints.insert(server.to_owned(), Era::Stateful);
+        Session::establish(server, legacy, true, &settings).await
     }
 
     /// A session named `server` over any reader/writer pair (no trust policy applies: the
@@ -481,4 +503,11 @@ impl Manager {
     pub async fn ping(&self, server: &str) -> Result<(), Error> {
         self.on(server, async |s| s.ping().await).await
     }
+}
+
+/// Whether the handshake failed on an HTTP 4xx other than the authorization ones: what a
+/// server of the legacy HTTP+SSE transport answers a POST to its SSE URL.
+fn refused_with_4xx(error: &Error) -> bool {
+    matches!(error, Error::Rpc { error, .. }
+        if error.http_status().is_some_and(|s| (400..500).contains(&s) && s != 401 && s != 403))
 }

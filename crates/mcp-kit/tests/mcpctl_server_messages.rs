@@ -1,7 +1,8 @@
 //! `mcpctl` and what servers send besides results, without a terminal (pipes): elicitation
 //! answered by `--elicit`, sampling by `--sampling-reply`/`--sampling-command` (or refused),
 //! roots from `--root-dir`, progress and log lines on stderr in both eras, `--wire`, and the
-//! era cache that spares a legacy server the `server/discover` probe.
+//! era cache that spares a legacy server the `server/discover` probe, and the legacy HTTP+SSE
+//! transport.
 //! Against real servers: the repository's example server, the everything server (stdio and
 //! HTTP) and the Python SDK's.
 #![cfg(feature = "cli")]
@@ -463,4 +464,34 @@ async fn a_legacy_server_is_probed_once_then_greeted_with_initialize() {
             .json();
         assert_eq!(info["handshake"], "server/discover");
     }
+}
+
+#[tokio::test]
+async fn a_legacy_http_sse_server_is_reached_through_its_sse_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = support::free_port();
+    let mut command = tokio::process::Command::new(support::peers_python_mcp1());
+    command
+        .arg(support::fixture("fastmcp1_server.py"))
+        .args(["--sse", &port.to_string()])
+        .kill_on_drop(true);
+    let _server = support::start_http_server(command, port, "fastmcp1", "Uvicorn running").await;
+    let url = format!("http://127.0.0.1:{port}/sse");
+    // POST to the SSE URL is refused (405): the legacy transport is tried, and works.
+    let info = mcpctl(dir.path(), &["server-info", &url]).await.json();
+    assert_eq!(info["handshake"], "initialize");
+    assert_eq!(info["result"]["serverInfo"]["name"], "fastmcp-one");
+    let result = mcpctl(dir.path(), &["--json", "call", &url, "add", "a=20", "b=22"])
+        .await
+        .json();
+    assert_eq!(result["structuredContent"]["result"], 42);
+
+    // A URL that is neither kind of server keeps the streamable HTTP error.
+    let run = mcpctl(
+        dir.path(),
+        &["list-tools", &format!("http://127.0.0.1:{port}/nothing")],
+    )
+    .await
+    .expect(1);
+    assert!(run.stderr.contains("HTTP 404"), "{run:?}");
 }

@@ -29,6 +29,7 @@
 
 mod cause;
 mod get_stream;
+pub(crate) mod legacy;
 mod post;
 mod redact;
 mod streams;
@@ -122,41 +123,9 @@ pub(crate) async fn connect(
     http_options: StreamableHttpOptions,
     options: SpawnOptions,
 ) -> Result<(Arc<Shared>, InboundReceivers), Error> {
-    let parse = |what: &str, url: &str| {
-        let shown = redact_url(url);
-        let parsed =
-            Url::parse(url).map_err(|e| Error::Http(format!("invalid {what} `{shown}`: {e}")))?;
-        match parsed.scheme() {
-            "http" | "https" => Ok(parsed),
-            other => Err(Error::Http(format!(
-                "{what} `{shown}` has scheme `{other}`; expected http or https"
-            ))),
-        }
-    };
-    let sse_url = parse("sse_url", sse_url)?;
-    let post_url = parse("http_url", http_url)?;
-    let mut headers = HeaderMap::new();
-    for (name, value) in &http_options.headers {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|e| Error::Http(format!("invalid header name `{name}`: {e}")))?;
-        let value = HeaderValue::from_str(value)
-            .map_err(|e| Error::Http(format!("invalid value for header `{name}`: {e}")))?;
-        headers.insert(name, value);
-    }
-    let mut builder = reqwest::Client::builder()
-        .no_proxy()
-        .tcp_nodelay(true)
-        .redirect(if http_options.follow_redirects {
-            reqwest::redirect::Policy::limited(10)
-        } else {
-            reqwest::redirect::Policy::none()
-        });
-    if let Some(timeout) = http_options.connect_timeout {
-        builder = builder.connect_timeout(timeout);
-    }
-    let http = builder
-        .build()
-        .map_err(|e| Error::Http(format!("cannot build the HTTP client: {e}")))?;
+    let sse_url = parse_url("sse_url", sse_url)?;
+    let post_url = parse_url("http_url", http_url)?;
+    let (http, headers) = client(&http_options)?;
     let log = options
         .stdout_log
         .as_ref()
@@ -185,6 +154,47 @@ pub(crate) async fn connect(
     let _ = outbound.shared.set(Arc::downgrade(&shared));
     outbound.open_get_stream(Trigger::Connect).await?;
     Ok((shared, receivers))
+}
+
+/// An http(s) URL (`what` names it in the error).
+fn parse_url(what: &str, url: &str) -> Result<Url, Error> {
+    let shown = redact_url(url);
+    let parsed =
+        Url::parse(url).map_err(|e| Error::Http(format!("invalid {what} `{shown}`: {e}")))?;
+    match parsed.scheme() {
+        "http" | "https" => Ok(parsed),
+        other => Err(Error::Http(format!(
+            "{what} `{shown}` has scheme `{other}`; expected http or https"
+        ))),
+    }
+}
+
+/// The HTTP client of a connection (no proxy, redirects as asked, the connect timeout) and
+/// the headers sent with every request.
+fn client(http_options: &StreamableHttpOptions) -> Result<(reqwest::Client, HeaderMap), Error> {
+    let mut headers = HeaderMap::new();
+    for (name, value) in &http_options.headers {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| Error::Http(format!("invalid header name `{name}`: {e}")))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|e| Error::Http(format!("invalid value for header `{name}`: {e}")))?;
+        headers.insert(name, value);
+    }
+    let mut builder = reqwest::Client::builder()
+        .no_proxy()
+        .tcp_nodelay(true)
+        .redirect(if http_options.follow_redirects {
+            reqwest::redirect::Policy::limited(10)
+        } else {
+            reqwest::redirect::Policy::none()
+        });
+    if let Some(timeout) = http_options.connect_timeout {
+        builder = builder.connect_timeout(timeout);
+    }
+    let http = builder
+        .build()
+        .map_err(|e| Error::Http(format!("cannot build the HTTP client: {e}")))?;
+    Ok((http, headers))
 }
 
 /// The streamable HTTP transport as the connection sees it.
