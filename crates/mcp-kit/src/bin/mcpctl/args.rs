@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use clap::builder::TypedValueParser;
-use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 use mcp_kit::mcp::LoggingLevel;
 
@@ -42,6 +42,46 @@ const TARGET_HELP: &str = "SERVER is a server's name in the configuration, or an
 (a streamable HTTP server). Instead of SERVER, a stdio server's command may follow `--`: \
 `mcpctl list-tools -- node server.js`. A URL or command typed here is trusted (you typed it); \
 no configuration file is read for it.";
+
+/// What a subcommand's help says in place of the global options.
+const GLOBALS_ELSEWHERE: &str = "Global options (--json, --output, --quiet, --timeout-ms, --trust, \
+--allow-*, -e/--env, --header, --log-level, --wire, --elicit, …) are accepted too: see `mcpctl --help`.";
+
+/// Parses the command line. A subcommand's help (`mcpctl call -h`, `mcpctl help call`) shows
+/// the subcommand's own options and refers to `mcpctl --help` for the global ones, which would
+/// otherwise bury them.
+pub(crate) fn parse() -> Cli {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut command = Cli::command();
+    if asks_subcommand_help(&command, &argv) {
+        command = command
+            .mut_args(|arg| if arg.is_global_set() { arg.hide(true) } else { arg })
+            .mut_subcommands(|sub| {
+                let after = match sub.get_after_help() {
+                    Some(text) => format!("{text}\n\n{GLOBALS_ELSEWHERE}"),
+                    None => GLOBALS_ELSEWHERE.to_owned(),
+                };
+                sub.after_help(after)
+            });
+    }
+    let matches = command.get_matches_from(argv);
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// Whether `argv` asks for a subcommand's help: `-h`/`--help` with a subcommand's name, or
+/// `help NAME` (before any `--`).
+fn asks_subcommand_help(command: &clap::Command, argv: &[std::ffi::OsString]) -> bool {
+    let words: Vec<&str> = argv
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .take_while(|a| *a != "--")
+        .collect();
+    let is_subcommand = |word: &&str| command.find_subcommand(word).is_some();
+    let named = words.iter().any(|w| *w != "help" && is_subcommand(w));
+    let help = words.iter().any(|w| matches!(*w, "-h" | "--help" | "help"));
+    named && help
+}
 
 /// `mcpctl`: a config-driven MCP client (stdio, unix, streamable HTTP) for inspecting and
 /// debugging servers.

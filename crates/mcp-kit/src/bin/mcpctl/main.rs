@@ -23,10 +23,8 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
-use crate::args::Cli;
 use crate::exit::Exit;
 
 /// How long the runtime waits for its remaining tasks when mcpctl exits.
@@ -45,7 +43,7 @@ fn init_logging() {
 
 fn main() -> ExitCode {
     // Usage errors exit with 2 here (clap's code), --help and --version with 0.
-    let cli = Cli::parse();
+    let cli = args::parse();
     init_logging();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
