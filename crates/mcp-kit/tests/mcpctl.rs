@@ -1528,7 +1528,10 @@ async fn help_matches_the_docs() {
             .iter()
             .flat_map(|s| sections.get(*s).cloned().unwrap_or_default())
             .collect();
-        assert!(globals.is_empty(), "global options in `mcpctl {name} -h`: {globals:?}");
+        assert!(
+            globals.is_empty(),
+            "global options in `mcpctl {name} -h`: {globals:?}"
+        );
         assert!(
             help.contains("are accepted too: see `mcpctl --help`"),
             "mcpctl {name} -h: {help}"

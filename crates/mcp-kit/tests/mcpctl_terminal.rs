@@ -1,6 +1,6 @@
-//! `mcpctl` on a terminal (a real pseudo-terminal): the elicitation form, the progress bar,
-//! Ctrl-C cancelling a call (stdio and streamable HTTP), against the repository's example
-//! server.
+//! `mcpctl` on a terminal (a real pseudo-terminal, 120 columns): the elicitation form, the
+//! progress bar, Ctrl-C cancelling a call (stdio and streamable HTTP), tables fitted to the
+//! width; against the repository's example server and the everything server.
 #![cfg(feature = "cli")]
 
 mod cli_support;
@@ -216,4 +216,90 @@ async fn get_json(port: u16, path: &str) -> Value {
         .map(|(_, body)| body)
         .unwrap_or_default();
     serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {response}"))
+}
+
+/// The terminal's width in the driver.
+const COLUMNS: usize = 120;
+
+/// The table in a transcript: the lines from its `NAME` header on, escape sequences removed.
+fn table_lines(transcript: &str) -> Vec<String> {
+    let plain = strip_escapes(transcript);
+    plain
+        .split(['\n', '\r'])
+        .skip_while(|line| !line.starts_with("NAME"))
+        .filter(|line| !line.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `text` without CSI escape sequences (`ESC [ … letter`).
+fn strip_escapes(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn tables_fit_the_terminal_and_a_shown_command_is_never_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let js = support::everything_js().display().to_string();
+    let run = on_terminal(
+        dir.path(),
+        &["list-tools", "-q", "--", "node", &js, "stdio"],
+        &[Step::Expect("get-tiny-image")],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}", run.transcript);
+    let lines = table_lines(&run.transcript);
+    assert!(lines.len() > 10, "{}", run.transcript);
+    for line in &lines {
+        assert!(
+            line.chars().count() <= COLUMNS,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    // Descriptions longer than the room left are cut, not wrapped.
+    assert!(lines.iter().any(|line| line.ends_with('…')), "{lines:#?}");
+
+    // list-servers --show-argv: the command wraps within the width, whole.
+    let long_argv: Vec<String> = (0..12).map(|i| format!("--option-{i}=value-{i}")).collect();
+    let mut argv = vec!["server-binary".to_owned()];
+    argv.extend(long_argv.iter().cloned());
+    let config = serde_json::json!({
+        "version": 1,
+        "servers": { "long": { "transport": "stdio", "argv": argv } }
+    });
+    std::fs::write(dir.path().join(".mcp.json"), config.to_string()).unwrap();
+    let run = on_terminal(
+        dir.path(),
+        &["list-servers", "--show-argv"],
+        &[Step::Expect("server-binary")],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}", run.transcript);
+    let lines = table_lines(&run.transcript);
+    for line in &lines {
+        assert!(line.chars().count() <= COLUMNS, "{line}");
+    }
+    let shown: String = lines.join(" ");
+    for option in &long_argv {
+        assert!(
+            shown.contains(option.as_str()),
+            "{option} cut from:\n{}",
+            lines.join("\n")
+        );
+    }
 }

@@ -55,7 +55,13 @@ pub(crate) fn parse() -> Cli {
     let mut command = Cli::command();
     if asks_subcommand_help(&command, &argv) {
         command = command
-            .mut_args(|arg| if arg.is_global_set() { arg.hide(true) } else { arg })
+            .mut_args(|arg| {
+                if arg.is_global_set() {
+                    arg.hide(true)
+                } else {
+                    arg
+                }
+            })
             .mut_subcommands(|sub| {
                 let after = match sub.get_after_help() {
                     Some(text) => format!("{text}\n\n{GLOBALS_ELSEWHERE}"),

@@ -12,6 +12,8 @@ use serde_json::{Map, Value, json};
 use crate::output::str_of;
 use mcp_kit::terminal::Table;
 
+use crate::output::fitted;
+
 /// The name of a configuration format in the output.
 fn format_name(format: ConfigFormat) -> &'static str {
     format.as_str()
@@ -141,7 +143,8 @@ pub(crate) fn human(view: &Value) -> String {
         return crate::output::sanitize(&out);
     };
     out.push('\n');
-    let mut table = Table::new(["NAME", "TRANSPORT", "TARGET", "DETAILS"]);
+    // The target (a command with --show-argv) is wrapped, never cut.
+    let mut table = Table::new(["NAME", "TRANSPORT", "TARGET", "DETAILS"]).wrap_column(2);
     for (name, server) in servers {
         let transport = str_of(server, "transport").unwrap_or("?");
         let (target, details) = match transport {
@@ -193,7 +196,7 @@ pub(crate) fn human(view: &Value) -> String {
         };
         table.row([name.as_str(), transport, &target, &details]);
     }
-    out.push_str(&table.render());
+    out.push_str(&fitted(&table));
     if !skipped.is_empty() {
         out.push('\n');
         out.push_str(&skipped);

@@ -60,6 +60,13 @@ pub(crate) fn write_stdout(text: &str) -> anyhow::Result<()> {
     Ok(mcp_kit::terminal::write_stdout(text)?)
 }
 
+/// A table as text, fitted to the width of the terminal stdout is (whole, when stdout is not
+/// a terminal).
+pub(crate) fn fitted(table: &mcp_kit::terminal::Table) -> String {
+    let width = terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| usize::from(w.0));
+    table.render_within(width)
+}
+
 /// A string member of a JSON object, if present.
 pub(crate) fn str_of<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)

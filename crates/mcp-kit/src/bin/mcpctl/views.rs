@@ -4,8 +4,8 @@
 use mcp_kit::arguments::property_types;
 use serde_json::Value;
 
-use crate::output::{render_content, render_resource_contents, sanitize, str_of};
-use mcp_kit::terminal::{Table, cut, one_line};
+use crate::output::{fitted, render_content, render_resource_contents, sanitize, str_of};
+use mcp_kit::terminal::{Table, one_line};
 
 /// The items of the array member `key`.
 fn items<'a>(value: &'a Value, key: &str) -> &'a [Value] {
@@ -16,10 +16,10 @@ fn items<'a>(value: &'a Value, key: &str) -> &'a [Value] {
         .unwrap_or_default()
 }
 
-/// The first line of a description, cut for a table cell.
+/// The first line of a description (the table cuts it to the terminal's width).
 fn summary(value: &Value) -> String {
     let text = str_of(value, "description").unwrap_or_default();
-    cut(&one_line(text.lines().next().unwrap_or_default()), 80)
+    one_line(text.lines().next().unwrap_or_default())
 }
 
 /// `(none)` lines for empty lists.
@@ -73,7 +73,7 @@ pub(crate) fn tools(result: &Value) -> String {
             &summary(tool),
         ]);
     }
-    table.render()
+    fitted(&table)
 }
 
 /// `list-resources`.
@@ -91,7 +91,7 @@ pub(crate) fn resources(result: &Value) -> String {
             &summary(resource),
         ]);
     }
-    table.render()
+    fitted(&table)
 }
 
 /// `list-resource-templates`.
@@ -109,7 +109,7 @@ pub(crate) fn resource_templates(result: &Value) -> String {
             &summary(template),
         ]);
     }
-    table.render()
+    fitted(&table)
 }
 
 /// `list-prompts`.
@@ -138,7 +138,7 @@ pub(crate) fn prompts(result: &Value) -> String {
             &summary(prompt),
         ]);
     }
-    table.render()
+    fitted(&table)
 }
 
 /// `call`: the content blocks; the structured content when there is no content; the error
