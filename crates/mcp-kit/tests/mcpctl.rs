@@ -786,18 +786,58 @@ async fn help_version_and_completions() {
         format!("mcpctl {}", env!("CARGO_PKG_VERSION"))
     );
 
+    // The scripts hand completion back to mcpctl, which reads the configuration as you type.
     let bash = mcpctl(dir.path(), &["completions", "bash"]).await.expect(0);
     assert!(
-        bash.stdout.contains("_mcpctl()") && bash.stdout.contains("complete -F"),
+        bash.stdout.contains("complete -o nospace")
+            && bash.stdout.contains("COMPLETE=\"bash\"")
+            && bash.stdout.contains("\"mcpctl\" -- "),
         "{}",
         bash.stdout
     );
-    assert!(bash.stdout.contains("list-tools") && bash.stdout.contains("--allow-host"));
     for shell in ["zsh", "fish", "powershell", "elvish"] {
         let script = mcpctl(dir.path(), &["completions", shell]).await.expect(0);
-        assert!(script.stdout.contains("mcpctl"), "{shell}: {script:#?}");
+        assert!(script.stdout.contains("COMPLETE"), "{shell}: {script:#?}");
     }
     mcpctl(dir.path(), &["completions", "tcsh"]).await.expect(2);
+
+    // What the shell gets: server names from the configuration, subcommands, flags.
+    let complete = |words: &'static [&'static str], dir: PathBuf| async move {
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpctl"))
+            .env("COMPLETE", "fish")
+            .arg("--")
+            .args(words)
+            .current_dir(dir)
+            .output()
+            .await
+            .expect("mcpctl completes");
+        String::from_utf8(output.stdout).expect("UTF-8")
+    };
+    let configured = workspace(json!({
+        "version": 1,
+        "servers": {
+            "local": { "transport": "stdio", "argv": ["server"] },
+            "remote": { "transport": "streamable_http", "url": "https://example.com/mcp" }
+        }
+    }));
+    let root = configured.path().to_path_buf();
+    let servers = complete(&["mcpctl", "call", "r"], root.clone()).await;
+    assert_eq!(
+        servers.lines().collect::<Vec<_>>(),
+        ["remote\tstreamable_http"]
+    );
+    let servers = complete(&["mcpctl", "list-tools", ""], root.clone()).await;
+    assert!(servers.lines().any(|l| l == "local\tstdio"), "{servers}");
+    let commands = complete(&["mcpctl", "list-"], root.clone()).await;
+    assert!(
+        commands.contains("list-tools") && commands.contains("list-servers"),
+        "{commands}"
+    );
+    let flags = complete(&["mcpctl", "--allow-h"], root).await;
+    assert!(
+        flags.contains("--allow-host") && flags.contains("--allow-http"),
+        "{flags}"
+    );
 }
 
 // ----- against the everything server over streamable HTTP --------------------------------

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::builder::TypedValueParser;
 use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
+use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use mcp_kit::mcp::LoggingLevel;
 
 /// The exit codes, as `--help` lists them (kept in step with [`crate::exit::Exit`]).
@@ -72,6 +73,34 @@ pub(crate) fn parse() -> Cli {
     }
     let matches = command.get_matches_from(argv);
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// Completes a server name from the configuration the current directory finds (what
+/// `mcpctl list-servers` lists), for the shells' dynamic completion (`mcpctl completions`).
+fn configured_servers(current: &std::ffi::OsStr) -> Vec<CompletionCandidate> {
+    let Some(prefix) = current.to_str() else {
+        return Vec::new();
+    };
+    let Ok(root) = std::env::current_dir() else {
+        return Vec::new();
+    };
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return Vec::new();
+    };
+    let Ok(config) = runtime.block_on(mcp_kit::Config::load(&root, None)) else {
+        return Vec::new();
+    };
+    config
+        .servers
+        .iter()
+        .filter(|(name, _)| name.starts_with(prefix))
+        .map(|(name, server)| {
+            CompletionCandidate::new(name).help(Some(server.transport().as_str().into()))
+        })
+        .collect()
 }
 
 /// Whether `argv` asks for a subcommand's help: `-h`/`--help` with a subcommand's name, or
@@ -360,6 +389,7 @@ pub(crate) struct Launch {
 #[command(after_help = TARGET_HELP)]
 pub(crate) struct ServerArg {
     /// The server: its name in the configuration, or a URL
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
     pub(crate) server: Option<String>,
 
     #[command(flatten)]
@@ -380,6 +410,7 @@ pub(crate) struct ServerArg {
 )]
 pub(crate) struct CallArgs {
     /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
     pub(crate) server: Option<String>,
 
     /// The tool's name
@@ -406,6 +437,7 @@ pub(crate) struct CallArgs {
 #[command(after_help = TARGET_HELP)]
 pub(crate) struct ReadResourceArgs {
     /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
     pub(crate) server: Option<String>,
 
     /// The resource's URI
@@ -420,6 +452,7 @@ pub(crate) struct ReadResourceArgs {
 #[command(after_help = TARGET_HELP)]
 pub(crate) struct GetPromptArgs {
     /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
     pub(crate) server: Option<String>,
 
     /// The prompt's name
@@ -439,6 +472,7 @@ pub(crate) struct GetPromptArgs {
 #[command(after_help = TARGET_HELP)]
 pub(crate) struct CompleteArgs {
     /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
     pub(crate) server: Option<String>,
 
     /// Complete an argument of this prompt
@@ -466,6 +500,7 @@ pub(crate) struct CompleteArgs {
 #[command(after_help = TARGET_HELP)]
 pub(crate) struct RawArgs {
     /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
     pub(crate) server: Option<String>,
 
     /// The JSON-RPC method

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use clap::CommandFactory;
 use mcp_jsonrpc::StderrMode;
 use mcp_kit::arguments::{
     check_required, json_object, json_object_file, split_pair, string_pairs, typed_pairs,
@@ -57,9 +56,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         mut command,
     } = cli;
     if let Command::Completions(args) = &command {
-        let mut out = Vec::new();
-        clap_complete::generate(args.shell, &mut Cli::command(), CLIENT_NAME, &mut out);
-        return write_stdout(&String::from_utf8_lossy(&out));
+        return write_stdout(&completion_script(args.shell)?);
     }
     let target = target::resolve(&mut command)?;
     let root = resolve_root(global.root.as_deref())?;
@@ -111,6 +108,20 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         era_cache,
     };
     run_on_server(&ctx, &target, command).await
+}
+
+/// The script that registers mcpctl's completions with `shell`: the shell then asks mcpctl
+/// itself (`COMPLETE=<shell> mcpctl -- …`) as you type, so that server names come from the
+/// configuration of the directory you are in.
+fn completion_script(shell: clap_complete::Shell) -> anyhow::Result<String> {
+    let name = shell.to_string();
+    let shells = clap_complete::env::Shells::builtins();
+    let completer = shells
+        .completer(&name)
+        .ok_or_else(|| usage(format!("no completion support for {name}")))?;
+    let mut out = Vec::new();
+    completer.write_registration("COMPLETE", CLIENT_NAME, CLIENT_NAME, CLIENT_NAME, &mut out)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Fails with what to do when `server` is not in `config`: no file was found at all, or the

@@ -42,6 +42,9 @@ fn init_logging() {
 }
 
 fn main() -> ExitCode {
+    // A shell asking for completions (`COMPLETE=bash mcpctl -- …`) is answered here.
+    clap_complete::CompleteEnv::with_factory(<args::Cli as clap::CommandFactory>::command)
+        .complete();
     // Usage errors exit with 2 here (clap's code), --help and --version with 0.
     let cli = args::parse();
     init_logging();
