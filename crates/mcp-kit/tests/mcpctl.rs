@@ -1581,3 +1581,52 @@ async fn help_matches_the_docs() {
     let run = mcpctl(dir.path(), &["list-servers", "--json"]).await;
     assert_ne!(run.code, 2, "{run:?}");
 }
+
+#[tokio::test]
+async fn trust_is_remembered_until_the_configuration_changes() {
+    let example = support::build_examples("mcp-server", &[]).join("example_server");
+    let config = |extra: Value| {
+        json!({
+            "version": 1,
+            "servers": { "demo": { "transport": "stdio", "argv": [example], "env": extra } }
+        })
+    };
+    let dir = workspace(config(json!({})));
+    let dir = dir.path();
+    mcpctl(dir, &["list-tools", "demo"]).await.expect(3);
+    mcpctl(dir, &["untrust"]).await.expect(0);
+
+    let trusted = mcpctl(dir, &["trust"]).await.expect(0);
+    assert!(trusted.stdout.contains("trusted "), "{trusted:?}");
+    let tools = mcpctl(dir, &["--json", "list-tools", "demo"]).await.json();
+    assert!(tools["tools"].as_array().is_some_and(|t| !t.is_empty()));
+
+    // An edit (here, a variable for the server) takes the trust away, and says so.
+    std::fs::write(
+        dir.join(".mcp.json"),
+        config(json!({ "X": "1" })).to_string(),
+    )
+    .unwrap();
+    let refused = mcpctl(dir, &["list-tools", "demo"]).await.expect(3);
+    assert!(
+        refused.stderr.contains("changed since you trusted it"),
+        "{refused:?}"
+    );
+    mcpctl(dir, &["trust"]).await.expect(0);
+    mcpctl(dir, &["list-tools", "demo"]).await.expect(0);
+
+    let untrusted = mcpctl(dir, &["untrust"]).await.expect(0);
+    assert!(
+        untrusted.stdout.contains("no longer trusted"),
+        "{untrusted:?}"
+    );
+    mcpctl(dir, &["list-tools", "demo"]).await.expect(3);
+
+    // Nothing to trust without a file.
+    let empty = tempfile::tempdir().unwrap();
+    let run = mcpctl(empty.path(), &["trust"]).await.expect(2);
+    assert!(
+        run.stderr.contains("no configuration file found"),
+        "{run:?}"
+    );
+}

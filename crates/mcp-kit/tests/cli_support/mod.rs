@@ -50,6 +50,7 @@ pub(crate) async fn mcpctl_with_stdin(dir: &Path, args: &[&str], stdin: Option<&
         .current_dir(dir)
         .env_remove("RUST_LOG")
         .env("MCPCTL_CACHE_DIR", cache_dir(dir))
+        .env("MCPCTL_CONFIG_DIR", dir.join(".mcpctl-config"))
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -134,6 +135,7 @@ pub(crate) async fn on_terminal(dir: &Path, args: &[&str], steps: &[Step]) -> Te
         .arg(plan.to_string())
         .env_remove("RUST_LOG")
         .env("MCPCTL_CACHE_DIR", cache_dir(dir))
+        .env("MCPCTL_CONFIG_DIR", dir.join(".mcpctl-config"))
         .env("TERM", "xterm-256color")
         .stdin(Stdio::null())
         .kill_on_drop(true)

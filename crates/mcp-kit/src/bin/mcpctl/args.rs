@@ -372,6 +372,13 @@ pub(crate) enum Command {
     /// Send a raw JSON-RPC notification
     Notify(RawArgs),
 
+    /// Trust the configuration found from --root (or --config) until it changes: its stdio
+    /// servers start and its placeholders expand without --trust
+    Trust,
+
+    /// Forget that the configuration found from --root (or --config) is trusted
+    Untrust,
+
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }

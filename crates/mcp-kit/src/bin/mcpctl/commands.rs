@@ -29,7 +29,7 @@ use crate::exit::{Exit, Failure, server_failure, usage};
 use crate::output::{Printer, resolve_format, write_stdout};
 use crate::spinner::Spinner;
 use crate::target::{self, Target, given};
-use crate::{config_view, views, wire};
+use crate::{config_view, trust_store, views, wire};
 
 /// The name the client announces in `clientInfo`.
 const CLIENT_NAME: &str = "mcpctl";
@@ -64,8 +64,15 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
     let printer = Printer::new(format);
     let Some(target) = target else {
         let config = Config::load(&root, global.config.clone()).await?;
-        let view = config_view::describe(&config, global.show_argv);
-        return printer.print(&view, config_view::human);
+        return match command {
+            Command::Trust | Command::Untrust => {
+                remember_trust(&config, &root, matches!(command, Command::Trust))
+            }
+            _ => {
+                let view = config_view::describe(&config, global.show_argv);
+                printer.print(&view, config_view::human)
+            }
+        };
     };
     let (config, root, trust) = match target.server_config(&global)? {
         // What the user typed is trusted: no configuration file is read for it.
@@ -80,7 +87,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         None => {
             let config = Config::load(&root, global.config.clone()).await?;
             check_configured(&config, &root, &target.name())?;
-            let trust = if global.trust {
+            let trust = if global.trust || trusted_by_the_user(&config, &root) {
                 TrustMode::Trusted
             } else {
                 TrustMode::Untrusted
@@ -108,6 +115,64 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         era_cache,
     };
     run_on_server(&ctx, &target, command).await
+}
+
+/// `mcpctl trust` (`trust`) and `mcpctl untrust`: records or forgets the user's trust in the
+/// configuration found from `root`.
+fn remember_trust(config: &Config, root: &Path, trust: bool) -> anyhow::Result<()> {
+    let Some(path) = &config.path else {
+        return Err(usage(format!(
+            "no configuration file found in {} (looked for {}): nothing to {}",
+            root.display(),
+            DISCOVERED_FILES.join(", "),
+            if trust { "trust" } else { "untrust" }
+        )));
+    };
+    let (root, path) = trust_identity(root, path);
+    let store = trust_store::file()?;
+    let message = if trust {
+        trust_store::trust(&store, &root, &path, &trust_store::digest(config))?;
+        format!(
+            "trusted {} for {}: its stdio servers start and its placeholders expand without              --trust, until it changes (mcpctl untrust to undo)",
+            path.display(),
+            root.display()
+        )
+    } else if trust_store::untrust(&store, &root, &path)? {
+        format!(
+            "{} is no longer trusted for {}",
+            path.display(),
+            root.display()
+        )
+    } else {
+        format!("{} was not trusted for {}", path.display(), root.display())
+    };
+    write_stdout(&message)
+}
+
+/// Whether the user trusted this configuration with `mcpctl trust` and it has not changed
+/// since; a changed one is reported on stderr.
+fn trusted_by_the_user(config: &Config, root: &Path) -> bool {
+    let (Some(path), Ok(store)) = (&config.path, trust_store::file()) else {
+        return false;
+    };
+    let (root, path) = trust_identity(root, path);
+    match trust_store::verdict(&store, &root, &path, &trust_store::digest(config)) {
+        trust_store::Verdict::Trusted => true,
+        trust_store::Verdict::Changed => {
+            eprintln!(
+                "mcpctl: {} changed since you trusted it: untrusted now (review it, then                  mcpctl trust again)",
+                path.display()
+            );
+            false
+        }
+        trust_store::Verdict::Unknown => false,
+    }
+}
+
+/// The root and configuration path as the trust store names them (canonical when possible).
+fn trust_identity(root: &Path, path: &Path) -> (PathBuf, PathBuf) {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    (canonical(root), canonical(path))
 }
 
 /// The script that registers mcpctl's completions with `shell`: the shell then asks mcpctl
@@ -519,7 +584,9 @@ async fn dispatch(
             session.notify(given(&raw.method), early.params).await?;
             Ok(())
         }
-        Command::ListServers | Command::Completions(_) => Ok(()),
+        Command::ListServers | Command::Trust | Command::Untrust | Command::Completions(_) => {
+            Ok(())
+        }
     }
 }
 

@@ -118,6 +118,12 @@ pub(crate) fn render(error: &anyhow::Error) -> String {
         report.push_str("\n  error data: ");
         report.push_str(&data.to_string());
     }
+    if classify(error) == Exit::Refused {
+        report.push_str(
+            "\n  hint: `mcpctl trust` trusts this configuration until it changes; a URL or a \
+             command after `--` typed on the command line is trusted as it is",
+        );
+    }
     sanitize(&report)
 }
 

@@ -16,6 +16,7 @@ mod form;
 mod output;
 mod spinner;
 mod target;
+mod trust_store;
 mod views;
 mod wire;
 

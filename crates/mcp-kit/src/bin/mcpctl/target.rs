@@ -258,7 +258,9 @@ pub(crate) fn resolve(command: &mut Command) -> anyhow::Result<Option<Target>> {
             required(&a.method, "METHOD")?;
             target
         }
-        Command::ListServers | Command::Completions(_) => return Ok(None),
+        Command::ListServers | Command::Trust | Command::Untrust | Command::Completions(_) => {
+            return Ok(None);
+        }
     };
     match target {
         Some(target) => Ok(Some(target)),

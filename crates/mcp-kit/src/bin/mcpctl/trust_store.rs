@@ -1,0 +1,181 @@
+//! `mcpctl trust` / `mcpctl untrust`: configurations the user trusts, remembered per
+//! workspace root with the SHA-256 of what the file configures (its servers and client
+//! section, as loaded), so that an edited file (a pull, a branch switch, a change of someone
+//! else's) is untrusted again until trusted anew. Hashing the loaded configuration rather than
+//! the file's bytes means what is checked is exactly what runs (no window between reading the
+//! file twice), a file it points to (`"mcpServers": "<path>"`) included; a new mcpctl version
+//! may describe a configuration differently and ask for trust again.
+//!
+//! One JSON file, `$MCPCTL_CONFIG_DIR/trusted.json` (default `$XDG_CONFIG_HOME/mcpctl`, else
+//! `~/.config/mcpctl`), written atomically with mode 0600.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The store's file name in its directory.
+const FILE: &str = "trusted.json";
+
+/// One trusted configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Trusted {
+    /// The SHA-256 of the file's content when it was trusted, in hex.
+    pub(crate) sha256: String,
+}
+
+/// The store: `"<root>\n<config path>"` → what was trusted.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Store {
+    trusted: BTreeMap<String, Trusted>,
+}
+
+/// What the store says of a configuration file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Trusted, and unchanged since.
+    Trusted,
+    /// Trusted once, but its content changed since.
+    Changed,
+    /// Never trusted (or untrusted since).
+    Unknown,
+}
+
+/// The directory of the store: `$MCPCTL_CONFIG_DIR`, else `$XDG_CONFIG_HOME/mcpctl`, else
+/// `~/.config/mcpctl`.
+fn directory() -> Option<PathBuf> {
+    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = set("MCPCTL_CONFIG_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = set("XDG_CONFIG_HOME") {
+        return Some(PathBuf::from(dir).join("mcpctl"));
+    }
+    set("HOME").map(|home| PathBuf::from(home).join(".config/mcpctl"))
+}
+
+/// The store's file.
+pub(crate) fn file() -> anyhow::Result<PathBuf> {
+    directory().map(|dir| dir.join(FILE)).ok_or_else(|| {
+        anyhow::anyhow!("no place for the trust store: set HOME or MCPCTL_CONFIG_DIR")
+    })
+}
+
+/// The SHA-256, in hex, of what `config` configures: its format, client section and servers.
+pub(crate) fn digest(config: &mcp_kit::Config) -> String {
+    let described = format!(
+        "{:?}\n{:?}\n{:?}",
+        config.format, config.client, config.servers
+    );
+    Sha256::digest(described.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn key(root: &Path, config: &Path) -> String {
+    format!("{}\n{}", root.display(), config.display())
+}
+
+fn read(file: &Path) -> Store {
+    std::fs::read(file)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// Writes the store through a temporary file (mode 0600) renamed over it.
+fn write(file: &Path, store: &Store) -> anyhow::Result<()> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let temporary = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
+    let mut out = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temporary)?;
+    out.write_all(&serde_json::to_vec_pretty(store)?)?;
+    out.sync_all()?;
+    std::fs::rename(&temporary, file)?;
+    Ok(())
+}
+
+/// What the store at `file` says of `config` used from `root`, whose content hashes to
+/// `sha256`.
+pub(crate) fn verdict(file: &Path, root: &Path, config: &Path, sha256: &str) -> Verdict {
+    match read(file).trusted.get(&key(root, config)) {
+        Some(trusted) if trusted.sha256 == sha256 => Verdict::Trusted,
+        Some(_) => Verdict::Changed,
+        None => Verdict::Unknown,
+    }
+}
+
+/// Trusts `config` (with content `sha256`) when used from `root`.
+pub(crate) fn trust(file: &Path, root: &Path, config: &Path, sha256: &str) -> anyhow::Result<()> {
+    let mut store = read(file);
+    store.trusted.insert(
+        key(root, config),
+        Trusted {
+            sha256: sha256.to_owned(),
+        },
+    );
+    write(file, &store)
+}
+
+/// Forgets `config` used from `root`; whether it was trusted.
+pub(crate) fn untrust(file: &Path, root: &Path, config: &Path) -> anyhow::Result<bool> {
+    let mut store = read(file);
+    let removed = store.trusted.remove(&key(root, config)).is_some();
+    if removed {
+        write(file, &store)?;
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn a_trusted_file_is_untrusted_again_once_edited() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store").join(FILE);
+        let root = dir.path();
+        let config = dir.path().join(".mcp.json");
+        let loaded = |text: &str| {
+            std::fs::write(&config, text).unwrap();
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            runtime.block_on(mcp_kit::Config::load(root, None)).unwrap()
+        };
+        let sha = digest(&loaded(r#"{"version": 1, "servers": {}}"#));
+        assert_eq!(sha.len(), 64);
+        assert_eq!(verdict(&store, root, &config, &sha), Verdict::Unknown);
+        trust(&store, root, &config, &sha).unwrap();
+        assert_eq!(verdict(&store, root, &config, &sha), Verdict::Trusted);
+        let mode = std::fs::metadata(&store).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // Another root is another decision.
+        assert_eq!(
+            verdict(&store, Path::new("/elsewhere"), &config, &sha),
+            Verdict::Unknown
+        );
+        // Spacing is not configuration; a server is.
+        let spaced = digest(&loaded(r#"{ "version": 1,  "servers": { } }"#));
+        assert_eq!(verdict(&store, root, &config, &spaced), Verdict::Trusted);
+        let edited = digest(&loaded(
+            r#"{"version": 1, "servers": {"x": {"transport": "stdio", "argv": ["evil"]}}}"#,
+        ));
+        assert_eq!(verdict(&store, root, &config, &edited), Verdict::Changed);
+        assert!(untrust(&store, root, &config).unwrap());
+        assert!(!untrust(&store, root, &config).unwrap());
+        assert_eq!(verdict(&store, root, &config, &sha), Verdict::Unknown);
+    }
+}
