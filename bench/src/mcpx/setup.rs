@@ -105,6 +105,7 @@ impl Upstream {
                 env: env.clone(),
                 inherit_env: false,
                 stdout_log: None,
+                env_file: None,
             }),
             Upstream::Http(url) => ServerConfig::streamable_http(url),
         }

@@ -19,6 +19,8 @@ pub(crate) struct ConnectPolicy {
     pub(crate) stderr: StderrMode,
     pub(crate) wire: Option<WireTap>,
     pub(crate) own_process_group: bool,
+    /// The values of `${input:ID}` placeholders.
+    pub(crate) inputs: BTreeMap<String, String>,
 }
 
 /// Opens the connection to `server` as configured, `root` being the workspace root (the
@@ -140,7 +142,7 @@ async fn resolve(
         }
         // Placeholders are expanded only for a trusted configuration: expanding them is
         // reading this process's environment.
-        TrustMode::Trusted => configured.expanded(root)?,
+        TrustMode::Trusted => configured.expanded_with_inputs(root, &policy.inputs)?,
     })
 }
 

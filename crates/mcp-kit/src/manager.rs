@@ -100,6 +100,7 @@ impl Manager {
                 stderr: StderrMode::Inherit,
                 wire: None,
                 own_process_group: false,
+                inputs: std::collections::BTreeMap::new(),
             },
             sessions: Mutex::default(),
             connecting: Mutex::default(),
@@ -194,6 +195,15 @@ impl Manager {
     /// servers itself (mcpctl does).
     pub fn with_own_process_group(mut self, own: bool) -> Self {
         self.policy.own_process_group = own;
+        self
+    }
+
+    /// The values of the configuration's `${input:ID}` placeholders (VS Code's `inputs`; see
+    /// [`ServerConfig::inputs_used`](crate::ServerConfig::inputs_used)), used in Trusted mode
+    /// when a server starts. A placeholder without a value fails that server's connection with
+    /// [`ConfigError::MissingInput`](crate::ConfigError::MissingInput).
+    pub fn with_inputs(mut self, inputs: std::collections::BTreeMap<String, String>) -> Self {
+        self.policy.inputs = inputs;
         self
     }
 

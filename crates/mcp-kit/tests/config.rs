@@ -102,6 +102,7 @@ fn stdio(argv: &[&str]) -> StdioServer {
         env: BTreeMap::new(),
         inherit_env: false,
         stdout_log: None,
+        env_file: None,
     }
 }
 
@@ -208,6 +209,7 @@ async fn no_file_gives_an_empty_configuration() {
             client: ClientConfig::default(),
             servers: BTreeMap::new(),
             skipped: Vec::new(),
+            inputs: Vec::new(),
         }
     );
 }
@@ -532,6 +534,7 @@ async fn v1_every_field() {
                 max_bytes_per_part: 4096,
                 max_parts: 0,
             }),
+            env_file: None,
         }),
     );
     servers.insert(
@@ -576,6 +579,7 @@ async fn v1_every_field() {
             },
             servers,
             skipped: Vec::new(),
+            inputs: Vec::new(),
         }
     );
     assert_eq!(config.servers["local"].transport(), Transport::Stdio);
@@ -1517,9 +1521,11 @@ async fn vs_code_servers() {
         config.servers["local"],
         ServerConfig::Stdio(StdioServer {
             env: map(&[("A", "1")]),
+            env_file: Some("${workspaceFolder}/.env".into()),
             ..stdio(&["node", "server.js"])
         })
     );
+    assert_eq!(config.inputs[0].id, "key");
     assert_eq!(
         config.servers["remote"],
         ServerConfig::StreamableHttp(StreamableHttpServer {
@@ -1945,7 +1951,14 @@ fn expand_placeholders_errors() {
         "{error}"
     );
 
-    for name in ["", "input:key", "env:", "A-B", "A B", ":-x"] {
+    // `${input:ID}` needs a value (Manager::with_inputs); expand_placeholders has none.
+    let error = expand_placeholders("${input:key}", root).unwrap_err();
+    assert!(
+        matches!(&error, ConfigError::MissingInput { id, .. } if id == "key"),
+        "{error}"
+    );
+
+    for name in ["", "env:", "A-B", "A B", ":-x"] {
         let error = expand_placeholders(&format!("${{{name}}}"), root).unwrap_err();
         assert!(
             matches!(&error, ConfigError::InvalidPlaceholder { placeholder, .. } if placeholder == name)
@@ -1977,6 +1990,7 @@ fn server_config_expanded() {
         env: map(&[("A", &var), ("B", "${CLAUDE_PLUGIN_ROOT}")]),
         inherit_env: false,
         stdout_log: Some(StdoutLogConfig::new("${MCP_ROOT}/log")),
+        env_file: None,
     });
     assert_eq!(
         server.expanded(root).unwrap(),
@@ -1985,6 +1999,7 @@ fn server_config_expanded() {
             env: map(&[("A", &value), ("B", "/proj")]),
             inherit_env: false,
             stdout_log: Some(StdoutLogConfig::new("${MCP_ROOT}/log")),
+            env_file: None,
         })
     );
 
@@ -2265,4 +2280,62 @@ fn error_path_accessor() {
         limit: MAX_CONFIG_BYTES,
     };
     assert_eq!(error.path(), Some(Path::new("/x/.mcp.json")));
+}
+
+#[tokio::test]
+async fn vs_code_inputs_and_env_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = json!({
+        "inputs": [
+            { "type": "promptString", "id": "api-key", "description": "API key", "password": true },
+            { "type": "pickString", "id": "region", "options": ["eu", { "value": "us" }], "default": "eu" },
+            { "type": "promptString", "description": "no id: skipped" }
+        ],
+        "servers": { "s": {
+            "command": "server",
+            "args": ["--region", "${input:region}"],
+            "envFile": "${workspaceFolder}/conf/.env",
+            "env": { "KEY": "${input:api-key}", "SHARED": "from-env" }
+        } }
+    });
+    fs::create_dir_all(dir.path().join(".vscode")).unwrap();
+    fs::write(dir.path().join(".vscode/mcp.json"), text.to_string()).unwrap();
+    let config = Config::load(dir.path(), None).await.unwrap();
+    let ids: Vec<&str> = config.inputs.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["api-key", "region"]);
+    assert!(config.inputs[0].password);
+    assert_eq!(config.inputs[1].options, ["eu", "us"]);
+    let server = &config.servers["s"];
+    assert_eq!(server.inputs_used(), ["region", "api-key"]);
+    assert!(server.fields_with_placeholders().contains(&"envFile".to_owned()));
+
+    // Expanded: inputs filled in, the env file read under `env`.
+    fs::create_dir_all(dir.path().join("conf")).unwrap();
+    fs::write(
+        dir.path().join("conf/.env"),
+        "export FROM_FILE='a b'\nSHARED=from-file\n",
+    )
+    .unwrap();
+    let inputs: BTreeMap<String, String> = [("api-key", "k-123"), ("region", "us")]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    let ServerConfig::Stdio(expanded) = server.expanded_with_inputs(dir.path(), &inputs).unwrap()
+    else {
+        panic!("stdio")
+    };
+    assert_eq!(expanded.argv, ["server", "--region", "us"]);
+    assert_eq!(expanded.env["KEY"], "k-123");
+    assert_eq!(expanded.env["FROM_FILE"], "a b");
+    assert_eq!(expanded.env["SHARED"], "from-env");
+    assert_eq!(expanded.env_file, None);
+
+    // A missing input names the flag; the value of a given one is never quoted in errors.
+    let error = server.expanded(dir.path()).unwrap_err();
+    assert!(matches!(&error, ConfigError::MissingInput { id, .. } if id == "region"));
+    assert!(error.to_string().contains("--input region=VALUE"), "{error}");
+    fs::remove_file(dir.path().join("conf/.env")).unwrap();
+    let error = server.expanded_with_inputs(dir.path(), &inputs).unwrap_err();
+    assert!(matches!(error, ConfigError::EnvFile { .. }), "{error}");
+    assert!(!error.to_string().contains("k-123"));
 }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 
 mod cli_support;
-use cli_support::{RUN_LIMIT, mcpctl, mcpctl_with_stdin, workspace};
+use cli_support::{PROBE_JS, RUN_LIMIT, mcpctl, mcpctl_with_stdin, workspace};
 
 /// A workspace with the everything server over stdio, as `everything`.
 fn everything_stdio() -> TempDir {
@@ -1076,38 +1076,6 @@ async fn connection_failures_and_timeouts_exit_with_4() {
 
 // ----- what the client sends --------------------------------------------------------------
 
-/// A minimal stdio MCP server: answers `initialize` with the version it was asked for and
-/// reports, through its one tool, the `initialize` params it received and its working
-/// directory.
-const PROBE_JS: &str = r#"
-const readline = require('readline');
-let init = null;
-const send = (message) => process.stdout.write(JSON.stringify(message) + '\n');
-readline.createInterface({ input: process.stdin }).on('line', (line) => {
-  const msg = JSON.parse(line);
-  if (msg.id === undefined || msg.method === undefined) return;
-  if (msg.method === 'initialize') {
-    init = msg.params;
-    send({ jsonrpc: '2.0', id: msg.id, result: {
-      protocolVersion: msg.params.protocolVersion,
-      capabilities: { tools: {} },
-      serverInfo: { name: 'probe', version: '1.0.0' } } });
-  } else if (msg.method === 'tools/list') {
-    send({ jsonrpc: '2.0', id: msg.id, result: { tools: [
-      { name: 'whoami', inputSchema: { type: 'object', properties: {} } }] } });
-  } else if (msg.method === 'tools/call' && msg.params.name === 'die') {
-    process.stderr.write('dying on purpose\n');
-    process.exit(7);
-  } else if (msg.method === 'tools/call') {
-    const text = JSON.stringify({ init, cwd: process.cwd(), arguments: msg.params.arguments,
-      probe_value: process.env.PROBE_VALUE ?? null, parent_secret: process.env.MCPCTL_TEST_SECRET ?? null });
-    send({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text }] } });
-  } else {
-    send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
-  }
-});
-"#;
-
 #[tokio::test]
 async fn the_client_announces_mcpctl_and_applies_the_client_section() {
     let tools = tempfile::tempdir().unwrap();
@@ -1629,4 +1597,74 @@ async fn trust_is_remembered_until_the_configuration_changes() {
         run.stderr.contains("no configuration file found"),
         "{run:?}"
     );
+}
+
+/// A workspace whose `.vscode/mcp.json` starts the probe with an `envFile` and a
+/// `${input:token}` (a password input), and its `.env`.
+fn vscode_inputs_workspace() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = dir.path().join("probe.js");
+    std::fs::write(&probe, PROBE_JS).unwrap();
+    std::fs::create_dir(dir.path().join(".vscode")).unwrap();
+    let config = json!({
+        "inputs": [
+            { "type": "promptString", "id": "token", "description": "API token", "password": true }
+        ],
+        "servers": { "probe": {
+            "type": "stdio",
+            "command": "node",
+            "args": [probe.display().to_string()],
+            "envFile": "${workspaceFolder}/.env",
+            "env": { "TOKEN": "${input:token}", "PROBE_VALUE": "from-env" }
+        } }
+    });
+    std::fs::write(dir.path().join(".vscode/mcp.json"), config.to_string()).unwrap();
+    std::fs::write(
+        dir.path().join(".env"),
+        "# a comment\nFROM_FILE=\"hello world\"\nPROBE_VALUE=from-file\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn vs_code_inputs_and_env_files() {
+    let dir = vscode_inputs_workspace();
+    let dir = dir.path();
+    let result = mcpctl(
+        dir,
+        &[
+            "--trust",
+            "--json",
+            "call",
+            "probe",
+            "whoami",
+            "--input",
+            "token=s3cret",
+        ],
+    )
+    .await
+    .json();
+    let seen: Value = serde_json::from_str(first_text(&result)).expect("probe report");
+    assert_eq!(seen["token"], "s3cret");
+    assert_eq!(seen["from_file"], "hello world");
+    // `env` wins over the envFile.
+    assert_eq!(seen["probe_value"], "from-env");
+
+    // Not on a terminal, a missing input is a usage error naming the flag.
+    let run = mcpctl(dir, &["--trust", "call", "probe", "whoami"])
+        .await
+        .expect(2);
+    assert!(run.stderr.contains("--input token=VALUE"), "{run:?}");
+
+    // A missing envFile says which.
+    std::fs::remove_file(dir.join(".env")).unwrap();
+    let run = mcpctl(
+        dir,
+        &["--trust", "call", "probe", "whoami", "--input", "token=x"],
+    )
+    .await
+    .expect(2);
+    assert!(run.stderr.contains("cannot read the envFile"), "{run:?}");
+    assert!(run.stderr.contains(".env"), "{run:?}");
 }

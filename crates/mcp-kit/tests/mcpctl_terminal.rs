@@ -303,3 +303,52 @@ async fn tables_fit_the_terminal_and_a_shown_command_is_never_cut() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_password_input_is_asked_without_echo() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = dir.path().join("probe.js");
+    std::fs::write(&probe, cli_support::PROBE_JS).unwrap();
+    std::fs::create_dir(dir.path().join(".vscode")).unwrap();
+    let config = serde_json::json!({
+        "inputs": [
+            { "type": "promptString", "id": "token", "description": "API token", "password": true },
+            { "type": "pickString", "id": "region", "description": "Region",
+              "options": ["eu", "us"], "default": "eu" }
+        ],
+        "servers": { "probe": {
+            "command": "node",
+            "args": [probe.display().to_string()],
+            "env": { "TOKEN": "${input:token}", "PROBE_VALUE": "${input:region}" }
+        } }
+    });
+    std::fs::write(dir.path().join(".vscode/mcp.json"), config.to_string()).unwrap();
+    let run = on_terminal(
+        dir.path(),
+        &["--trust", "--json", "call", "probe", "whoami"],
+        &[
+            // In the order the configuration uses them: PROBE_VALUE, then TOKEN.
+            Step::Expect("2) us"),
+            Step::Expect("> "),
+            Step::Send("2\n".to_owned()),
+            Step::Expect("API token (token)"),
+            Step::Expect("> "),
+            Step::Send("s3cret\n".to_owned()),
+            Step::Expect("\"content\""),
+        ],
+    )
+    .await;
+    assert_eq!(run.code, 0, "{}", run.transcript);
+    // The token was not echoed at its prompt, and reached the server.
+    assert!(!run.transcript.contains("> s3cret"), "{}", run.transcript);
+    assert!(
+        run.transcript.contains("\\\"token\\\":\\\"s3cret\\\""),
+        "{}",
+        run.transcript
+    );
+    assert!(
+        run.transcript.contains("\\\"probe_value\\\":\\\"us\\\""),
+        "{}",
+        run.transcript
+    );
+}

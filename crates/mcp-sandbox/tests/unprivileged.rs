@@ -60,6 +60,7 @@ async fn an_unprivileged_server_limits_with_rlimits() {
         env,
         inherit_env: false,
         stdout_log: None,
+        env_file: None,
     });
     let manager = Manager::new(Config::default().with_server("s", server), root.path())
         .with_trust_mode(TrustMode::Trusted)

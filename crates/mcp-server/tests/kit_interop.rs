@@ -49,6 +49,7 @@ fn stdio_config() -> Config {
             env: BTreeMap::new(),
             inherit_env: false,
             stdout_log: None,
+            env_file: None,
         }),
     )
 }

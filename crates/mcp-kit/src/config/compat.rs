@@ -13,7 +13,9 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::json::{Ctx, kind, quoted};
-use super::{HttpUrls, ServerConfig, SkipReason, SkippedServer, StdioServer, StreamableHttpServer};
+use super::{
+    HttpUrls, Input, ServerConfig, SkipReason, SkippedServer, StdioServer, StreamableHttpServer,
+};
 use crate::config::ConfigError;
 
 /// Which compatible format a server map comes from (for locations and hints).
@@ -48,6 +50,7 @@ const KNOWN_FIELDS: &[&str] = &[
     "url",
     "headers",
     "disabled",
+    "envFile",
 ];
 
 /// True when `value` looks like a server entry of a compatible format: an object with
@@ -214,11 +217,15 @@ fn entry(
                 .map(|v| ctx.boolean(at, "inherit_env", v))
                 .transpose()?
                 .unwrap_or(false);
+            let env_file = field("envFile")
+                .map(|v| ctx.non_empty_string(at, "envFile", v))
+                .transpose()?;
             Ok(ServerConfig::Stdio(StdioServer {
                 argv,
                 env,
                 inherit_env,
                 stdout_log: None,
+                env_file,
             }))
         }
         Kind::Http => {
@@ -235,4 +242,58 @@ fn entry(
             }))
         }
     }
+}
+
+/// VS Code's top-level `inputs`: `[{"type": "promptString" | "pickString", "id", "description",
+/// "password", "default", "options"}]`. Best effort: an entry without a valid `id` is reported
+/// and skipped.
+pub(super) fn inputs(ctx: Ctx<'_>, value: &Value) -> Vec<Input> {
+    let Some(entries) = value.as_array() else {
+        tracing::warn!(path = %ctx.path.display(), "`inputs` is not an array: ignored");
+        return Vec::new();
+    };
+    let text = |entry: &Map<String, Value>, key: &str| {
+        entry.get(key).and_then(Value::as_str).map(str::to_owned)
+    };
+    entries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, entry)| {
+            let entry = entry.as_object()?;
+            let id = text(entry, "id").filter(|id| {
+                !id.is_empty()
+                    && id
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            });
+            let Some(id) = id else {
+                tracing::warn!(
+                    path = %ctx.path.display(),
+                    "inputs[{i}] has no valid `id` (letters, digits, `-`, `_`, `.`): skipped"
+                );
+                return None;
+            };
+            let options = entry
+                .get("options")
+                .and_then(Value::as_array)
+                .map(|options| {
+                    options
+                        .iter()
+                        .filter_map(|o| match o {
+                            Value::String(s) => Some(s.clone()),
+                            Value::Object(o) => o.get("value")?.as_str().map(str::to_owned),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some(Input {
+                id,
+                description: text(entry, "description"),
+                password: entry.get("password").and_then(Value::as_bool) == Some(true),
+                default: text(entry, "default"),
+                options,
+            })
+        })
+        .collect()
 }

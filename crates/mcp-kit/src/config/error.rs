@@ -182,6 +182,31 @@ pub enum ConfigError {
         field: Option<String>,
     },
 
+    /// A `${input:ID}` placeholder (VS Code's `inputs`) without a value.
+    #[error(
+        "input `{}` has no value (referenced as `${{input:{}}}`{} in the mcp config; give it \
+         with Manager::with_inputs, or `mcpctl --input {}=VALUE`)",
+        id.escape_debug(),
+        id.escape_debug(),
+        InField(field.as_deref()),
+        id.escape_debug()
+    )]
+    MissingInput {
+        /// The input's id.
+        id: String,
+        /// The field holding the placeholder (see [`ConfigError::UnsetVariable`]).
+        field: Option<String>,
+    },
+
+    /// A stdio server's `envFile` cannot be read or is not a valid dotenv file.
+    #[error("cannot read the envFile {}: {reason}", path.display())]
+    EnvFile {
+        /// The file, resolved against the root.
+        path: PathBuf,
+        /// Why (the values are never quoted).
+        reason: String,
+    },
+
     /// A placeholder that cannot be expanded: an empty or invalid variable name, a variable
     /// whose value is not UTF-8, or a root path that is not UTF-8.
     #[error(
@@ -215,6 +240,8 @@ impl ConfigError {
             | ConfigError::Invalid { path, .. }
             | ConfigError::OutsideRoot { path, .. } => Some(path),
             ConfigError::UnsetVariable { .. }
+            | ConfigError::MissingInput { .. }
+            | ConfigError::EnvFile { .. }
             | ConfigError::UnterminatedPlaceholder { .. }
             | ConfigError::InvalidPlaceholder { .. } => None,
         }
@@ -225,6 +252,7 @@ impl ConfigError {
     pub(crate) fn in_field(mut self, name: impl FnOnce() -> String) -> Self {
         match &mut self {
             ConfigError::UnsetVariable { field, .. }
+            | ConfigError::MissingInput { field, .. }
             | ConfigError::UnterminatedPlaceholder { field }
             | ConfigError::InvalidPlaceholder { field, .. }
                 if field.is_none() =>

@@ -1,5 +1,6 @@
 //! `${VAR}` placeholders: expanded from the process environment, in Trusted mode only.
 
+use std::collections::BTreeMap;
 use std::env::{self, VarError};
 use std::path::Path;
 
@@ -14,6 +15,9 @@ const HOME_PLACEHOLDER: &str = "userHome";
 
 /// What a placeholder names an environment variable with in VS Code and Cursor: `${env:NAME}`.
 const ENV_PREFIX: &str = "env:";
+
+/// What a placeholder names an input with in VS Code: `${input:ID}`.
+const INPUT_PREFIX: &str = "input:";
 
 /// What separates a variable from its default in Claude Code: `${NAME:-default}`.
 const DEFAULT_SEPARATOR: &str = ":-";
@@ -49,6 +53,15 @@ type FieldVisitor<'a> = dyn FnMut(&dyn Fn() -> String, &mut String) -> Result<()
 /// [`ConfigError::InvalidPlaceholder`]; they never include the value being expanded (it may
 /// hold a secret).
 pub fn expand_placeholders(value: &str, root: &Path) -> Result<String, ConfigError> {
+    expand(value, root, &BTreeMap::new())
+}
+
+/// [`expand_placeholders`], with the values of `${input:ID}` placeholders.
+fn expand(
+    value: &str,
+    root: &Path,
+    inputs: &BTreeMap<String, String>,
+) -> Result<String, ConfigError> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("${") {
@@ -57,7 +70,7 @@ pub fn expand_placeholders(value: &str, root: &Path) -> Result<String, ConfigErr
         let end = after
             .find('}')
             .ok_or(ConfigError::UnterminatedPlaceholder { field: None })?;
-        out.push_str(&resolve(&after[..end], root)?);
+        out.push_str(&resolve(&after[..end], root, inputs)?);
         rest = &after[end + 1..];
     }
     out.push_str(rest);
@@ -65,7 +78,20 @@ pub fn expand_placeholders(value: &str, root: &Path) -> Result<String, ConfigErr
 }
 
 /// The value of one placeholder.
-fn resolve(placeholder: &str, root: &Path) -> Result<String, ConfigError> {
+fn resolve(
+    placeholder: &str,
+    root: &Path,
+    inputs: &BTreeMap<String, String>,
+) -> Result<String, ConfigError> {
+    if let Some(id) = placeholder.strip_prefix(INPUT_PREFIX) {
+        return inputs
+            .get(id)
+            .cloned()
+            .ok_or_else(|| ConfigError::MissingInput {
+                id: id.to_owned(),
+                field: None,
+            });
+    }
     let invalid = |reason: String| ConfigError::InvalidPlaceholder {
         placeholder: placeholder.to_owned(),
         field: None,
@@ -132,12 +158,58 @@ impl ServerConfig {
     ///
     /// The first placeholder error, as for [`expand_placeholders`], with its field set.
     pub fn expanded(&self, root: &Path) -> Result<ServerConfig, ConfigError> {
+        self.expanded_with_inputs(root, &BTreeMap::new())
+    }
+
+    /// [`expanded`](Self::expanded), with the values of `${input:ID}` placeholders (VS Code's
+    /// `inputs`), and a stdio server's `env_file` read: its variables are added to `env`
+    /// (those of `env` win) and `env_file` is cleared. **Trusted mode only**, like
+    /// [`expanded`](Self::expanded).
+    ///
+    /// # Errors
+    ///
+    /// As [`expanded`](Self::expanded); [`ConfigError::MissingInput`] for an input without a
+    /// value; [`ConfigError::EnvFile`] for an env file that cannot be read or parsed.
+    pub fn expanded_with_inputs(
+        &self,
+        root: &Path,
+        inputs: &BTreeMap<String, String>,
+    ) -> Result<ServerConfig, ConfigError> {
         let mut out = self.clone();
         out.each_expandable(&mut |field, value| {
-            *value = expand_placeholders(value, root).map_err(|e| e.in_field(field))?;
+            *value = expand(value, root, inputs).map_err(|e| e.in_field(field))?;
             Ok(())
         })?;
+        if let ServerConfig::Stdio(stdio) = &mut out
+            && let Some(file) = stdio.env_file.take()
+        {
+            for (name, value) in read_env_file(&root.join(&file))? {
+                stdio.env.entry(name).or_insert(value);
+            }
+        }
         Ok(out)
+    }
+
+    /// The ids of the `${input:ID}` placeholders in the fields that allow placeholders, each
+    /// once, in order.
+    pub fn inputs_used(&self) -> Vec<String> {
+        let mut ids: Vec<String> = Vec::new();
+        let mut copy = self.clone();
+        let _ = copy.each_expandable(&mut |_, value| {
+            let mut rest = value.as_str();
+            while let Some(start) = rest.find("${") {
+                let after = &rest[start + 2..];
+                let Some(end) = after.find('}') else { break };
+                if let Some(id) = after[..end].strip_prefix(INPUT_PREFIX)
+                    && !ids.iter().any(|known| known == id)
+                {
+                    ids.push(id.to_owned());
+                }
+                rest = &after[end + 1..];
+            }
+            Ok(())
+        });
+        ids
     }
 
     /// The fields that hold a `${…}` placeholder (`argv[1]`, `env.KEY`, `url`,
@@ -165,6 +237,9 @@ impl ServerConfig {
                 for (key, value) in &mut stdio.env {
                     visit(&|| format!("env.{key}"), value)?;
                 }
+                if let Some(file) = &mut stdio.env_file {
+                    visit(&|| "envFile".to_owned(), file)?;
+                }
             }
             ServerConfig::Unix(_) => {}
             ServerConfig::StreamableHttp(http) => {
@@ -182,4 +257,16 @@ impl ServerConfig {
         }
         Ok(())
     }
+}
+
+/// The variables of a dotenv file (VS Code's `envFile`).
+fn read_env_file(path: &Path) -> Result<Vec<(String, String)>, ConfigError> {
+    let failed = |reason: String| ConfigError::EnvFile {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let entries = dotenvy::from_path_iter(path).map_err(|e| failed(e.to_string()))?;
+    entries
+        .map(|entry| entry.map_err(|e| failed(e.to_string())))
+        .collect()
 }

@@ -97,6 +97,10 @@ impl Config {
             _ => None,
         };
         let (format, client, servers, skipped) = parse_document(root, &path, &value).await?;
+        let inputs = match (format, value.get("inputs")) {
+            (ConfigFormat::VsCode, Some(inputs)) => compat::inputs(Ctx { path: &path }, inputs),
+            _ => Vec::new(),
+        };
         tracing::debug!(
             path = %path.display(),
             ?format,
@@ -109,6 +113,7 @@ impl Config {
             client,
             servers,
             skipped,
+            inputs,
         };
         Ok((config, own))
     }

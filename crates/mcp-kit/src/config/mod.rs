@@ -61,6 +61,25 @@ pub struct Config {
     /// (reported and skipped, so that one bad entry does not cost the whole file). Always
     /// empty for `mcp.json` v1, which is strict.
     pub skipped: Vec<SkippedServer>,
+    /// The values the user is asked for (VS Code's `inputs`), referenced as `${input:ID}`;
+    /// give them with [`Manager::with_inputs`](crate::Manager::with_inputs).
+    pub inputs: Vec<Input>,
+}
+
+/// A value the user gives when a server starts (VS Code's `inputs`: `promptString` or
+/// `pickString`), referenced as `${input:ID}` in a server's fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Input {
+    /// The id `${input:ID}` refers to.
+    pub id: String,
+    /// What to ask.
+    pub description: Option<String>,
+    /// A secret: typed without echo.
+    pub password: bool,
+    /// The value when the user gives none.
+    pub default: Option<String>,
+    /// The choices of a `pickString` input (empty for `promptString`).
+    pub options: Vec<String>,
 }
 
 /// An entry of a compatible configuration file that is not among [`Config::servers`].
@@ -203,6 +222,11 @@ pub struct StdioServer {
     pub inherit_env: bool,
     /// Rotating log of the server's stdout.
     pub stdout_log: Option<StdoutLogConfig>,
+    /// A dotenv file (VS Code's `envFile`) whose variables the child gets too, under those of
+    /// [`env`](Self::env), which win. The path may hold placeholders and is relative to the
+    /// root; the file is read when the server is started, in Trusted mode only (see
+    /// [`ServerConfig::expanded`]).
+    pub env_file: Option<String>,
 }
 
 /// A server reached through an existing unix domain socket.
@@ -303,6 +327,7 @@ impl ServerConfig {
             env: BTreeMap::new(),
             inherit_env: false,
             stdout_log: None,
+            env_file: None,
         })
     }
 

@@ -282,6 +282,7 @@ fn stdio(ctx: Ctx<'_>, at: &str, object: &Map<String, Value>) -> Result<StdioSer
         env,
         inherit_env,
         stdout_log,
+        env_file: None,
     })
 }
 

@@ -165,3 +165,36 @@ pub(crate) async fn on_terminal(dir: &Path, args: &[&str], steps: &[Step]) -> Te
     }
     run
 }
+
+/// A minimal stdio MCP server: answers `initialize` with the version it was asked for and
+/// reports, through its one tool, the `initialize` params it received and its working
+/// directory.
+pub(crate) const PROBE_JS: &str = r#"
+const readline = require('readline');
+let init = null;
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\n');
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined || msg.method === undefined) return;
+  if (msg.method === 'initialize') {
+    init = msg.params;
+    send({ jsonrpc: '2.0', id: msg.id, result: {
+      protocolVersion: msg.params.protocolVersion,
+      capabilities: { tools: {} },
+      serverInfo: { name: 'probe', version: '1.0.0' } } });
+  } else if (msg.method === 'tools/list') {
+    send({ jsonrpc: '2.0', id: msg.id, result: { tools: [
+      { name: 'whoami', inputSchema: { type: 'object', properties: {} } }] } });
+  } else if (msg.method === 'tools/call' && msg.params.name === 'die') {
+    process.stderr.write('dying on purpose\n');
+    process.exit(7);
+  } else if (msg.method === 'tools/call') {
+    const text = JSON.stringify({ init, cwd: process.cwd(), arguments: msg.params.arguments,
+      probe_value: process.env.PROBE_VALUE ?? null, parent_secret: process.env.MCPCTL_TEST_SECRET ?? null,
+      from_file: process.env.FROM_FILE ?? null, token: process.env.TOKEN ?? null });
+    send({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text }] } });
+  } else {
+    send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+  }
+});
+"#;

@@ -77,6 +77,7 @@ pub async fn start_with(
                 env,
                 inherit_env: false,
                 stdout_log: None,
+                env_file: None,
             };
             server.env.insert("RUST_LOG".into(), "warn".into());
             (ServerConfig::Stdio(server), None)

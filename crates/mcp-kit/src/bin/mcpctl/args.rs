@@ -194,6 +194,11 @@ pub(crate) struct GlobalArgs {
     )]
     pub(crate) timeout_ms: u64,
 
+    /// The value of a VS Code input, `${input:ID}` in the configuration (repeatable) [default:
+    /// asked on a terminal]
+    #[arg(long, global = true, value_name = "ID=VALUE", help_heading = GLOBAL)]
+    pub(crate) input: Vec<String>,
+
     /// Pin the protocol version instead of negotiating it (overrides client.protocol_version
     /// of the configuration)
     #[arg(long, global = true, value_name = "VERSION", help_heading = GLOBAL)]

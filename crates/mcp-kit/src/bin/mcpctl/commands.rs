@@ -29,7 +29,7 @@ use crate::exit::{Exit, Failure, server_failure, usage};
 use crate::output::{Printer, resolve_format, write_stdout};
 use crate::spinner::Spinner;
 use crate::target::{self, Target, given};
-use crate::{config_view, trust_store, views, wire};
+use crate::{config_view, inputs, trust_store, views, wire};
 
 /// The name the client announces in `clientInfo`.
 const CLIENT_NAME: &str = "mcpctl";
@@ -104,7 +104,13 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         .get(&name)
         .filter(|_| !pinned)
         .and_then(|server| EraCache::of(server, &root));
-    let mut manager = build_manager(&global, config, root, trust, &name, &console)?;
+    // VS Code inputs are only used where placeholders expand: in Trusted mode.
+    let inputs = match trust {
+        TrustMode::Trusted => inputs::values(&config, &name, &global.input)?,
+        _ => BTreeMap::new(),
+    };
+    let mut manager =
+        build_manager(&global, config, root, trust, &name, &console)?.with_inputs(inputs);
     if let Some(era) = era_cache.as_ref().and_then(EraCache::get) {
         manager = manager.with_era_hint(name, era);
     }

@@ -13,6 +13,7 @@ mod console;
 mod era_cache;
 mod exit;
 mod form;
+mod inputs;
 mod output;
 mod spinner;
 mod target;

@@ -116,6 +116,7 @@ impl Target {
                 env: variables(&global.env)?,
                 inherit_env: false,
                 stdout_log: None,
+                env_file: None,
             })),
         })
     }
