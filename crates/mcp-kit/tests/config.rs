@@ -2307,7 +2307,11 @@ async fn vs_code_inputs_and_env_file() {
     assert_eq!(config.inputs[1].options, ["eu", "us"]);
     let server = &config.servers["s"];
     assert_eq!(server.inputs_used(), ["region", "api-key"]);
-    assert!(server.fields_with_placeholders().contains(&"envFile".to_owned()));
+    assert!(
+        server
+            .fields_with_placeholders()
+            .contains(&"envFile".to_owned())
+    );
 
     // Expanded: inputs filled in, the env file read under `env`.
     fs::create_dir_all(dir.path().join("conf")).unwrap();
@@ -2333,9 +2337,14 @@ async fn vs_code_inputs_and_env_file() {
     // A missing input names the flag; the value of a given one is never quoted in errors.
     let error = server.expanded(dir.path()).unwrap_err();
     assert!(matches!(&error, ConfigError::MissingInput { id, .. } if id == "region"));
-    assert!(error.to_string().contains("--input region=VALUE"), "{error}");
+    assert!(
+        error.to_string().contains("--input region=VALUE"),
+        "{error}"
+    );
     fs::remove_file(dir.path().join("conf/.env")).unwrap();
-    let error = server.expanded_with_inputs(dir.path(), &inputs).unwrap_err();
+    let error = server
+        .expanded_with_inputs(dir.path(), &inputs)
+        .unwrap_err();
     assert!(matches!(error, ConfigError::EnvFile { .. }), "{error}");
     assert!(!error.to_string().contains("k-123"));
 }
