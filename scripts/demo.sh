@@ -76,6 +76,15 @@ run --trust call demo add a=2 b=40
 # No configuration file needed: a server command typed after `--` is trusted (you typed it).
 run call echo message=typed -- target/debug/examples/example_server
 
+# What the server sends during a call: progress and log lines on stderr (a bar on a
+# terminal), and its questions: `greet` asks for a name (a form on a terminal; here the
+# answer comes from a file).
+run --output table --log-level debug call count steps=3 -- target/debug/examples/example_server
+answer=$(mktemp)
+echo '{"name": "Ada"}' >"$answer"
+run --output table call greet --elicit "json=$answer" -- target/debug/examples/example_server
+rm -f "$answer"
+
 echo
 echo "== the same server over streamable HTTP (mcp-server), both protocol eras"
 work=$(mktemp -d)

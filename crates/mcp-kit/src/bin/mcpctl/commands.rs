@@ -377,9 +377,22 @@ fn wire_secrets(server: &ServerConfig, root: &Path, trust: TrustMode) -> Vec<Str
 async fn run_on_server(ctx: &Context, target: &Target, command: Command) -> anyhow::Result<()> {
     // Checked before connecting, so that a bad argument costs no connection.
     let early = prepare(&command)?;
+    // Listening from now on: Ctrl-C while connecting drops the connection being made (a
+    // spawned server is killed with it).
+    let mut interrupt = std::pin::pin!(tokio::signal::ctrl_c());
+    let name = target.name();
     let mut session = {
         let _spinner = Spinner::start(format!("connecting to {}…", target.label()));
-        ctx.manager.open(&target.name()).await?
+        tokio::select! {
+            session = ctx.manager.open(&name) => session?,
+            _ = &mut interrupt => {
+                return Err(Failure {
+                    exit: Exit::Interrupted,
+                    message: format!("interrupted while connecting to {}", target.label()),
+                }
+                .into());
+            }
+        }
     };
     if let Some(cache) = &ctx.era_cache {
         cache.put(session.negotiated().era());
@@ -389,7 +402,7 @@ async fn run_on_server(ctx: &Context, target: &Target, command: Command) -> anyh
         outcome = work => outcome,
         // Dropping the command's future cancels its request (notifications/cancelled, or
         // the 2026-07-28 stream closed); shut_down then ends the session (DELETE over HTTP).
-        _ = tokio::signal::ctrl_c() => Err(interrupted(&command, &session)),
+        _ = &mut interrupt => Err(interrupted(&command, &session)),
     };
     ctx.console.clear_progress();
     let outcome = match outcome {
