@@ -89,10 +89,16 @@ async fn a_fork_bomb_hits_the_process_limit_and_is_stopped() {
         )
         .await;
     assert!(started.elapsed() < Duration::from_secs(20));
-    assert_eq!(
-        result["structuredContent"]["status"], "timeout",
-        "{result:#}"
-    );
+    // Either the bomb holds the limit until the timeout stops it, or it wins the race for the
+    // last slots and the shell itself cannot fork its `sleep` (and ends at once): both are the
+    // limit at work.
+    let outcome = &result["structuredContent"];
+    let contained = outcome["status"] == "timeout"
+        || (outcome["status"] == "error"
+            && outcome["stderr"]
+                .as_str()
+                .is_some_and(|e| e.contains("fork") || e.contains("Resource temporarily")));
+    assert!(contained, "{result:#}");
     assert!(
         processes_with("5432109").is_empty(),
         "processes left behind"
