@@ -333,6 +333,7 @@ async fn a_password_input_is_asked_without_echo() {
             Step::Send("2\n".to_owned()),
             Step::Expect("API token (token)"),
             Step::Expect("> "),
+            Step::NoEcho,
             Step::Send("s3cret\n".to_owned()),
             Step::Expect("\"content\""),
         ],

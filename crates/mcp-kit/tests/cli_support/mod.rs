@@ -98,6 +98,8 @@ pub(crate) enum Step {
     Expect(&'static str),
     /// Type this (`"\u{3}"` is Ctrl-C).
     Send(String),
+    /// Wait until mcpctl turns the terminal's echo off (a password prompt).
+    NoEcho,
 }
 
 /// What a terminal session produced.
@@ -121,6 +123,7 @@ pub(crate) async fn on_terminal(dir: &Path, args: &[&str], steps: &[Step]) -> Te
         .map(|step| match step {
             Step::Expect(text) => serde_json::json!({ "expect": text }),
             Step::Send(text) => serde_json::json!({ "send": text }),
+            Step::NoEcho => serde_json::json!({ "no_echo": true }),
         })
         .collect();
     let plan = serde_json::json!({

@@ -4,7 +4,8 @@ Usage: python3 pty_driver.py PLAN_JSON
 
 PLAN_JSON is {"argv": [...], "cwd": "...", "steps": [...], "limit": seconds}; each step is
 {"expect": "text"} (wait until the text appears after what the previous expect matched) or
-{"send": "text"} (type it; "\u0003" is Ctrl-C). Prints one JSON object on stdout:
+{"send": "text"} (type it; "\u0003" is Ctrl-C) or {"no_echo": true} (wait until the program
+turns the terminal's echo off). Prints one JSON object on stdout:
 {"transcript": everything the command wrote, "exit": its exit code, "failed": why the plan
 stopped early, or null}.
 """
@@ -50,6 +51,16 @@ def main():
     for step in plan["steps"]:
         if "send" in step:
             os.write(fd, step["send"].encode())
+            continue
+        if "no_echo" in step:
+            # Wait until the program turns the terminal's echo off (a password prompt).
+            while termios.tcgetattr(fd)[3] & termios.ECHO:
+                if time.monotonic() > deadline:
+                    failed = "timed out waiting for echo to be turned off"
+                    break
+                read_some(0.01)
+            if failed:
+                break
             continue
         wanted = step["expect"].encode()
         while True:
