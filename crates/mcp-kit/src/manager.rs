@@ -136,9 +136,10 @@ impl Manager {
         self
     }
 
-    /// Asks each server that declares `logging` for log messages at `level` and above, as
-    /// soon as it is connected ([`Session::set_logging_level`], both eras). Default: none
-    /// asked (the server's own default).
+    /// Asks each server for log messages at `level` and above, as soon as it is connected
+    /// ([`Session::set_logging_level`], both eras; in the stateful era only servers that
+    /// declare `logging` are asked, the others would refuse). A refusal is logged, not fatal.
+    /// Default: none asked (the server's own default).
     pub fn with_log_level(mut self, level: mcp_schema::LoggingLevel) -> Self {
         self.settings.log_level = Some(level);
         self

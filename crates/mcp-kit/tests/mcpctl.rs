@@ -1651,6 +1651,27 @@ async fn vs_code_inputs_and_env_files() {
     // `env` wins over the envFile.
     assert_eq!(seen["probe_value"], "from-env");
 
+    // --wire hides an input's value wherever it appears (here, in the probe's report).
+    let run = mcpctl(
+        dir,
+        &[
+            "--trust",
+            "--output",
+            "table",
+            "--wire",
+            "call",
+            "probe",
+            "whoami",
+            "--input",
+            "token=s3cret-token",
+        ],
+    )
+    .await
+    .expect(0);
+    assert!(run.stdout.contains("s3cret-token"), "{run:?}");
+    assert!(run.stderr.contains("] ← "), "{run:?}");
+    assert!(!run.stderr.contains("s3cret-token"), "{run:?}");
+
     // Not on a terminal, a missing input is a usage error naming the flag.
     let run = mcpctl(dir, &["--trust", "call", "probe", "whoami"])
         .await

@@ -109,8 +109,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         TrustMode::Trusted => inputs::values(&config, &name, &global.input)?,
         _ => BTreeMap::new(),
     };
-    let mut manager =
-        build_manager(&global, config, root, trust, &name, &console)?.with_inputs(inputs);
+    let mut manager = build_manager(&global, config, root, trust, inputs, &name, &console)?;
     if let Some(era) = era_cache.as_ref().and_then(EraCache::get) {
         manager = manager.with_era_hint(name, era);
     }
@@ -258,6 +257,7 @@ fn build_manager(
     config: Config,
     root: PathBuf,
     trust: TrustMode,
+    inputs: BTreeMap<String, String>,
     server: &str,
     console: &Arc<Console>,
 ) -> anyhow::Result<Manager> {
@@ -290,7 +290,7 @@ fn build_manager(
     let secrets = config
         .servers
         .get(server)
-        .map(|configured| wire_secrets(configured, &root, trust))
+        .map(|configured| wire_secrets(configured, &root, trust, &inputs))
         .unwrap_or_default();
     let notifications = console.clone();
     let mut manager = Manager::new(config, root)
@@ -304,6 +304,7 @@ fn build_manager(
         })
         // Ctrl-C reaches mcpctl only, which cancels and closes the server itself.
         .with_own_process_group(true)
+        .with_inputs(inputs)
         .with_capabilities(Value::Object(capabilities))
         .with_server_request_handler(answers.handler())
         .with_server_notification_handler(Arc::new(move |n: ServerNotificationContext| {
@@ -354,8 +355,13 @@ fn root_of(dir: &Path) -> anyhow::Result<Root> {
 }
 
 /// The values `--wire` hides wherever they appear: the server's environment variables and
-/// headers, as written and (when trusted) expanded.
-fn wire_secrets(server: &ServerConfig, root: &Path, trust: TrustMode) -> Vec<String> {
+/// headers, as written and (when trusted) expanded, inputs and env file included.
+fn wire_secrets(
+    server: &ServerConfig,
+    root: &Path,
+    trust: TrustMode,
+    inputs: &BTreeMap<String, String>,
+) -> Vec<String> {
     let values = |config: &ServerConfig| -> Vec<String> {
         match config {
             ServerConfig::Stdio(stdio) => stdio.env.values().cloned().collect(),
@@ -365,7 +371,7 @@ fn wire_secrets(server: &ServerConfig, root: &Path, trust: TrustMode) -> Vec<Str
     };
     let mut secrets = values(server);
     if trust == TrustMode::Trusted
-        && let Ok(expanded) = server.expanded(root)
+        && let Ok(expanded) = server.expanded_with_inputs(root, inputs)
     {
         secrets.extend(values(&expanded));
     }
