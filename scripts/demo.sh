@@ -91,7 +91,7 @@ work=$(mktemp -d)
 # Port 0: the system picks a free port; the server prints the URL it listens on.
 target/debug/examples/example_server --http 0 2>"$work/ours.log" &
 ours=$!
-trap 'kill $ours 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $ours 2>/dev/null || true; rm -rf "$work"' EXIT
 url=
 for _ in $(seq 100); do
   url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$work/ours.log" || true)
@@ -140,7 +140,7 @@ source scripts/peers/env.sh
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 PORT=$port node "$EVERYTHING_JS" streamableHttp 2>"$work/server.log" >/dev/null &
 server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do
   grep -q "listening on port" "$work/server.log" && break
   sleep 0.1
@@ -193,7 +193,7 @@ sandbox_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.
 MCP_SERVER_PORT=$sandbox_port MSB_WORKSPACE_ROOT=$work RUST_LOG=info \
   target/debug/mcp-sandbox 2>"$work/sandbox.log" &
 sandbox=$!
-trap 'kill $server $sandbox 2>/dev/null; wait $sandbox 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $server $sandbox 2>/dev/null || true; wait $sandbox 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do
   grep -q "MCP server listening" "$work/sandbox.log" && break
   sleep 0.1
