@@ -23,6 +23,16 @@ pub(crate) struct ConnectPolicy {
     pub(crate) inputs: BTreeMap<String, String>,
 }
 
+impl ConnectPolicy {
+    /// The options of a connection that spawns nothing (unix, HTTP): the wire tap.
+    fn connection_options(&self) -> SpawnOptions {
+        SpawnOptions {
+            wire: self.wire.clone(),
+            ..SpawnOptions::default()
+        }
+    }
+}
+
 /// Opens the connection to `server` as configured, `root` being the workspace root (the
 /// child's working directory and the base of relative paths).
 pub(crate) async fn open(
@@ -46,11 +56,7 @@ pub(crate) async fn open(
         }
         ServerConfig::Unix(unix) => {
             let path = root.join(&unix.unix_path);
-            let options = SpawnOptions {
-                wire: policy.wire.clone(),
-                ..SpawnOptions::default()
-            };
-            Peer::connect_unix_with_options(&path, options)
+            Peer::connect_unix_with_options(&path, policy.connection_options())
                 .await
                 .map_err(connection_error)
         }
@@ -58,10 +64,7 @@ pub(crate) async fn open(
             http.urls.sse_url(),
             http.urls.http_url(),
             http_options(policy, timeout, server, &http)?,
-            SpawnOptions {
-                wire: policy.wire.clone(),
-                ..SpawnOptions::default()
-            },
+            policy.connection_options(),
         )
         .await
         .map_err(connection_error),
@@ -86,10 +89,7 @@ pub(crate) async fn open_legacy_sse(
     Peer::connect_legacy_sse_with_options(
         http.urls.sse_url(),
         http_options(policy, timeout, server, &http)?,
-        SpawnOptions {
-            wire: policy.wire.clone(),
-            ..SpawnOptions::default()
-        },
+        policy.connection_options(),
     )
     .await
     .map_err(|source| Error::Connection {

@@ -231,12 +231,7 @@ impl Transport for LegacyTransport {
     }
 
     fn set_header(&self, name: &str, value: &str) -> Result<(), Error> {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|e| Error::InvalidArgument(format!("invalid header name `{name}`: {e}")))?;
-        let value = HeaderValue::from_str(value)
-            .map_err(|e| Error::InvalidArgument(format!("invalid value for `{name}`: {e}")))?;
-        self.0.headers.lock().insert(name, value);
-        Ok(())
+        set_header(&self.0.headers, name, value)
     }
 }
 

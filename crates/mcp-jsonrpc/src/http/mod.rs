@@ -197,6 +197,17 @@ fn client(http_options: &StreamableHttpOptions) -> Result<(reqwest::Client, Head
     Ok((http, headers))
 }
 
+/// Sets a header sent with every later exchange (`Transport::set_header` of both HTTP
+/// transports).
+fn set_header(headers: &Mutex<HeaderMap>, name: &str, value: &str) -> Result<(), Error> {
+    let name = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|e| Error::InvalidArgument(format!("invalid header name `{name}`: {e}")))?;
+    let value = HeaderValue::from_str(value)
+        .map_err(|e| Error::InvalidArgument(format!("invalid value for `{name}`: {e}")))?;
+    headers.lock().insert(name, value);
+    Ok(())
+}
+
 /// The streamable HTTP transport as the connection sees it.
 struct HttpTransport(Arc<HttpOutbound>);
 
@@ -214,12 +225,7 @@ impl Transport for HttpTransport {
     }
 
     fn set_header(&self, name: &str, value: &str) -> Result<(), Error> {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|e| Error::InvalidArgument(format!("invalid header name `{name}`: {e}")))?;
-        let value = HeaderValue::from_str(value)
-            .map_err(|e| Error::InvalidArgument(format!("invalid value for `{name}`: {e}")))?;
-        self.0.headers.lock().insert(name, value);
-        Ok(())
+        set_header(&self.0.headers, name, value)
     }
 
     fn stop_server_stream(&self) {

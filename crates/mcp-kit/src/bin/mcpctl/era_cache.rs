@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use mcp_kit::ServerConfig;
 use mcp_kit::mcp::Era;
 
+use crate::state_files;
+
 /// The most servers remembered; the file is emptied when it would grow past this.
 const MAX_ENTRIES: usize = 500;
 
@@ -31,14 +33,14 @@ impl EraCache {
     /// The cache entry of `server` (connected from `root`), if a cache directory is known.
     pub(crate) fn of(server: &ServerConfig, root: &Path) -> Option<Self> {
         Some(EraCache {
-            file: directory()?.join(FILE),
+            file: state_files::user_dir("MCPCTL_CACHE_DIR", "XDG_CACHE_HOME", ".cache")?.join(FILE),
             key: key(server, root),
         })
     }
 
     /// The era this server spoke last time.
     pub(crate) fn get(&self) -> Option<Era> {
-        let era = read(&self.file).remove(&self.key)?;
+        let era = state_files::read::<BTreeMap<String, String>>(&self.file).remove(&self.key)?;
         match era.as_str() {
             "stateful" => Some(Era::Stateful),
             "stateless" => Some(Era::Stateless),
@@ -51,7 +53,7 @@ impl EraCache {
         if self.get() == Some(era) {
             return;
         }
-        let mut entries = read(&self.file);
+        let mut entries: BTreeMap<String, String> = state_files::read(&self.file);
         if entries.len() >= MAX_ENTRIES {
             entries.clear();
         }
@@ -60,22 +62,10 @@ impl EraCache {
             Era::Stateless => "stateless",
         };
         entries.insert(self.key.clone(), word.to_owned());
-        if let Err(e) = write(&self.file, &entries) {
+        if let Err(e) = state_files::write(&self.file, &entries) {
             tracing::debug!(file = %self.file.display(), error = %e, "cannot write the era cache");
         }
     }
-}
-
-/// `$MCPCTL_CACHE_DIR`, else `$XDG_CACHE_HOME/mcpctl`, else `~/.cache/mcpctl`.
-fn directory() -> Option<PathBuf> {
-    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(dir) = set("MCPCTL_CACHE_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    if let Some(dir) = set("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(dir).join("mcpctl"));
-    }
-    set("HOME").map(|home| PathBuf::from(home).join(".cache/mcpctl"))
 }
 
 /// What identifies a server's connection, hashed.
@@ -98,23 +88,6 @@ fn key(server: &ServerConfig, root: &Path) -> String {
         other => format!("{other:?}").hash(&mut hasher),
     }
     format!("{:016x}", hasher.finish())
-}
-
-fn read(file: &Path) -> BTreeMap<String, String> {
-    std::fs::read(file)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default()
-}
-
-/// Writes the entries through a temporary file renamed over the cache, so that a concurrent
-/// run reads the old file or the new one, never half of one.
-fn write(file: &Path, entries: &BTreeMap<String, String>) -> std::io::Result<()> {
-    let dir = file.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let temporary = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, serde_json::to_vec(entries)?)?;
-    std::fs::rename(&temporary, file)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod form;
 mod inputs;
 mod output;
 mod spinner;
+mod state_files;
 mod target;
 mod trust_store;
 mod views;

@@ -7,15 +7,15 @@
 //! may describe a configuration differently and ask for trust again.
 //!
 //! One JSON file, `$MCPCTL_CONFIG_DIR/trusted.json` (default `$XDG_CONFIG_HOME/mcpctl`, else
-//! `~/.config/mcpctl`), written atomically with mode 0600.
+//! `~/.config/mcpctl`), written atomically with mode 0600 ([`state_files`]).
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::state_files;
 
 /// The store's file name in its directory.
 const FILE: &str = "trusted.json";
@@ -44,24 +44,13 @@ pub(crate) enum Verdict {
     Unknown,
 }
 
-/// The directory of the store: `$MCPCTL_CONFIG_DIR`, else `$XDG_CONFIG_HOME/mcpctl`, else
-/// `~/.config/mcpctl`.
-fn directory() -> Option<PathBuf> {
-    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(dir) = set("MCPCTL_CONFIG_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    if let Some(dir) = set("XDG_CONFIG_HOME") {
-        return Some(PathBuf::from(dir).join("mcpctl"));
-    }
-    set("HOME").map(|home| PathBuf::from(home).join(".config/mcpctl"))
-}
-
 /// The store's file.
 pub(crate) fn file() -> anyhow::Result<PathBuf> {
-    directory().map(|dir| dir.join(FILE)).ok_or_else(|| {
-        anyhow::anyhow!("no place for the trust store: set HOME or MCPCTL_CONFIG_DIR")
-    })
+    state_files::user_dir("MCPCTL_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")
+        .map(|dir| dir.join(FILE))
+        .ok_or_else(|| {
+            anyhow::anyhow!("no place for the trust store: set HOME or MCPCTL_CONFIG_DIR")
+        })
 }
 
 /// The SHA-256, in hex, of what `config` configures: its format, client section and servers.
@@ -80,34 +69,13 @@ fn key(root: &Path, config: &Path) -> String {
     format!("{}\n{}", root.display(), config.display())
 }
 
-fn read(file: &Path) -> Store {
-    std::fs::read(file)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default()
-}
-
-/// Writes the store through a temporary file (mode 0600) renamed over it.
-fn write(file: &Path, store: &Store) -> anyhow::Result<()> {
-    let dir = file.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let temporary = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
-    let mut out = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temporary)?;
-    out.write_all(&serde_json::to_vec_pretty(store)?)?;
-    out.sync_all()?;
-    std::fs::rename(&temporary, file)?;
-    Ok(())
-}
-
 /// What the store at `file` says of `config` used from `root`, whose content hashes to
 /// `sha256`.
 pub(crate) fn verdict(file: &Path, root: &Path, config: &Path, sha256: &str) -> Verdict {
-    match read(file).trusted.get(&key(root, config)) {
+    match state_files::read::<Store>(file)
+        .trusted
+        .get(&key(root, config))
+    {
         Some(trusted) if trusted.sha256 == sha256 => Verdict::Trusted,
         Some(_) => Verdict::Changed,
         None => Verdict::Unknown,
@@ -116,22 +84,22 @@ pub(crate) fn verdict(file: &Path, root: &Path, config: &Path, sha256: &str) -> 
 
 /// Trusts `config` (with content `sha256`) when used from `root`.
 pub(crate) fn trust(file: &Path, root: &Path, config: &Path, sha256: &str) -> anyhow::Result<()> {
-    let mut store = read(file);
+    let mut store: Store = state_files::read(file);
     store.trusted.insert(
         key(root, config),
         Trusted {
             sha256: sha256.to_owned(),
         },
     );
-    write(file, &store)
+    Ok(state_files::write(file, &store)?)
 }
 
 /// Forgets `config` used from `root`; whether it was trusted.
 pub(crate) fn untrust(file: &Path, root: &Path, config: &Path) -> anyhow::Result<bool> {
-    let mut store = read(file);
+    let mut store: Store = state_files::read(file);
     let removed = store.trusted.remove(&key(root, config)).is_some();
     if removed {
-        write(file, &store)?;
+        state_files::write(file, &store)?;
     }
     Ok(removed)
 }
