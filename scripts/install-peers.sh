@@ -39,30 +39,23 @@ if want=$(stale node "$here/peers/npm/package.json" "$here/peers/npm/package-loc
   echo "$want" > "$peers_dir/node.stamp"
 fi
 
-if want=$(stale python "$here/peers/python-requirements.txt"); then
+# Installs the pinned requirements $3 into the venv $peers_dir/$2 (part $1, shown as $4), when
+# its stamp is stale.
+python_venv() {
+  local part=$1 venv=$peers_dir/$2 requirements=$3 label=$4 want
+  want=$(stale "$part" "$requirements") || return 0
   need python3 "Install Python 3.10 or newer (Debian: apt-get install python3 python3-venv)."
-  echo "install-peers: Python SDK → $peers_dir/venv" >&2
-  rm -rf "$peers_dir/venv"
-  python3 -m venv "$peers_dir/venv" || {
+  echo "install-peers: $label → $venv" >&2
+  rm -rf "$venv"
+  python3 -m venv "$venv" || {
     echo "install-peers: python3 -m venv failed. Debian: apt-get install python3-venv" >&2
     exit 1
   }
-  "$peers_dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    -r "$here/peers/python-requirements.txt"
-  echo "$want" > "$peers_dir/python.stamp"
-fi
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+  echo "$want" > "$peers_dir/$part.stamp"
+}
 
-if want=$(stale python-mcp1 "$here/peers/python-mcp1-requirements.txt"); then
-  need python3 "Install Python 3.10 or newer (Debian: apt-get install python3 python3-venv)."
-  echo "install-peers: Python SDK 1.x → $peers_dir/venv-mcp1" >&2
-  rm -rf "$peers_dir/venv-mcp1"
-  python3 -m venv "$peers_dir/venv-mcp1" || {
-    echo "install-peers: python3 -m venv failed. Debian: apt-get install python3-venv" >&2
-    exit 1
-  }
-  "$peers_dir/venv-mcp1/bin/python" -m pip install --quiet --disable-pip-version-check \
-    -r "$here/peers/python-mcp1-requirements.txt"
-  echo "$want" > "$peers_dir/python-mcp1.stamp"
-fi
+python_venv python venv "$here/peers/python-requirements.txt" "Python SDK"
+python_venv python-mcp1 venv-mcp1 "$here/peers/python-mcp1-requirements.txt" "Python SDK 1.x"
 
 echo "install-peers: peers ready in $peers_dir" >&2
