@@ -58,6 +58,8 @@
 //   manager            Manager: configuration + policy + the cached, shared sessions
 
 pub mod arguments;
+#[cfg(feature = "oauth")]
+pub mod auth;
 pub mod config;
 mod connect;
 mod error;

@@ -50,7 +50,7 @@ impl Table {
     }
 
     /// The table as text, one line per row, columns separated by two spaces, no trailing
-    /// spaces; cells other than the last column's and wrapped ones are cut to [`MAX_CELL`]
+    /// spaces; cells other than the last column's and wrapped ones are cut to `MAX_CELL` (60)
     /// characters.
     pub fn render(&self) -> String {
         self.render_within(None)

@@ -170,7 +170,7 @@ impl std::fmt::Debug for Session {
 impl Session {
     /// Takes over a JSON-RPC connection and performs the handshake.
     /// `error`, with how the server ended when it is about a closed connection to a server
-    /// this session spawned: waits up to [`EXIT_GRACE`] for the server to exit and its
+    /// this session spawned: waits up to `EXIT_GRACE` (500 ms) for the server to exit and its
     /// captured stderr to end, then gives [`Error::ServerExited`] with its exit status and
     /// last stderr lines (see [`Manager::with_stderr`](crate::Manager::with_stderr)). Any
     /// other error is returned as it is.
