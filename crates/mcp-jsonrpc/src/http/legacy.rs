@@ -61,6 +61,7 @@ pub(crate) async fn connect(
         parser: SseParser::new(options.limits.max_message_bytes),
         shown,
         log,
+        early: Vec::new(),
     };
     let endpoint = tokio::time::timeout(limit, stream.endpoint())
         .await
@@ -107,6 +108,8 @@ struct EventStream {
     parser: SseParser,
     shown: String,
     log: Option<StdoutLogWriter>,
+    /// Messages that came with the `endpoint` event (in the same chunk), delivered first.
+    early: Vec<Vec<u8>>,
 }
 
 impl EventStream {
@@ -121,16 +124,18 @@ impl EventStream {
                 ))
             })?;
             let mut endpoint = None;
-            self.parser.feed(&chunk, &mut |event| {
-                if let SseEvent::Message {
+            let early = &mut self.early;
+            self.parser.feed(&chunk, &mut |event| match event {
+                SseEvent::Message {
                     event: Some(name),
                     data,
-                } = event
-                    && name == "endpoint"
-                    && endpoint.is_none()
-                {
+                } if name == "endpoint" && endpoint.is_none() => {
                     endpoint = Some(String::from_utf8_lossy(&data).trim().to_owned());
                 }
+                SseEvent::Message { event, data } if is_message(event.as_deref()) => {
+                    early.push(data);
+                }
+                _ => {}
             });
             if let Some(endpoint) = endpoint {
                 return Ok(endpoint);
@@ -153,6 +158,9 @@ impl EventStream {
     /// Delivers the stream's messages until it ends or the connection closes; then closes the
     /// connection.
     async fn serve(mut self, shared: Arc<Shared>) {
+        for data in std::mem::take(&mut self.early) {
+            self.deliver(&shared, &data);
+        }
         let reason = loop {
             let chunk = tokio::select! {
                 chunk = self.next_chunk() => chunk,
@@ -160,22 +168,17 @@ impl EventStream {
             };
             match chunk {
                 Ok(Some(chunk)) => {
-                    let log = &mut self.log;
+                    let mut messages = Vec::new();
                     self.parser.feed(&chunk, &mut |event| match event {
-                        SseEvent::Message { event, data }
-                            if event.is_none() || event.as_deref() == Some("message") =>
-                        {
-                            if data.iter().all(u8::is_ascii_whitespace) {
-                                return;
-                            }
-                            if let Some(log) = log.as_mut() {
-                                log.write_line(&data);
-                            }
-                            shared.dispatch(&data);
+                        SseEvent::Message { event, data } if is_message(event.as_deref()) => {
+                            messages.push(data);
                         }
                         SseEvent::Message { .. } => {}
                         SseEvent::Oversized(o) => shared.oversized(o.id, o.is_request),
                     });
+                    for data in messages {
+                        self.deliver(&shared, &data);
+                    }
                 }
                 Ok(None) => break format!("the SSE stream of {} ended", self.shown),
                 Err(e) => break e.to_string(),
@@ -183,6 +186,24 @@ impl EventStream {
         };
         shared.close(reason);
     }
+}
+
+impl EventStream {
+    /// Logs and dispatches one message.
+    fn deliver(&mut self, shared: &Arc<Shared>, data: &[u8]) {
+        if data.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        if let Some(log) = self.log.as_mut() {
+            log.write_line(data);
+        }
+        shared.dispatch(data);
+    }
+}
+
+/// Whether an event of this name carries a JSON-RPC message (`message`, or no name).
+fn is_message(event: Option<&str>) -> bool {
+    matches!(event, None | Some("message"))
 }
 
 /// The legacy transport as the connection sees it.
