@@ -43,10 +43,7 @@ pub(crate) async fn open(
     root: &Path,
 ) -> Result<Peer, Error> {
     let resolved = resolve(policy, config, server, root).await?;
-    let connection_error = |source| Error::Connection {
-        server: server.to_owned(),
-        source,
-    };
+    let connection_error = connection_error(server);
     match resolved {
         ServerConfig::Stdio(stdio) => {
             let (program, options) = spawn_options(policy, server, &stdio, root)?;
@@ -92,10 +89,15 @@ pub(crate) async fn open_legacy_sse(
         policy.connection_options(),
     )
     .await
-    .map_err(|source| Error::Connection {
+    .map_err(connection_error(server))
+}
+
+/// Wraps a transport error of `server` as [`Error::Connection`].
+fn connection_error(server: &str) -> impl Fn(mcp_jsonrpc::Error) -> Error + '_ {
+    move |source| Error::Connection {
         server: server.to_owned(),
         source,
-    })
+    }
 }
 
 /// The HTTP options of a server: its headers (as the trust mode allows) and the timeout.

@@ -6,33 +6,23 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_jsonrpc::StderrMode;
 use mcp_kit::arguments::{
     check_required, json_object, json_object_file, split_pair, string_pairs, typed_pairs,
 };
 use mcp_kit::config::DISCOVERED_FILES;
 use mcp_kit::mcp::{CompleteContext, CompleteRequestParams, Reference};
-use mcp_kit::{
-    Config, Manager, Root, ServerConfig, ServerNotificationContext, Session, TrustMode,
-    UntrustedStreamableHttpPolicy,
-};
+use mcp_kit::{Config, Manager, Session, TrustMode};
 use serde_json::{Map, Value, json};
 
-use crate::answers::{Answers, Elicit, Sampling};
-use crate::args::{
-    CallArgs, Cli, Command, CompleteArgs, ElicitAnswer, GetPromptArgs, GlobalArgs, OutputFormat,
-    RawArgs,
-};
+use crate::args::{CallArgs, Cli, Command, CompleteArgs, GetPromptArgs, OutputFormat, RawArgs};
+use crate::client::{self, CLIENT_NAME};
 use crate::console::Console;
 use crate::era_cache::EraCache;
 use crate::exit::{Exit, Failure, server_failure, usage};
 use crate::output::{Printer, resolve_format, write_stdout};
 use crate::spinner::Spinner;
 use crate::target::{self, Target, given};
-use crate::{config_view, inputs, trust_store, views, wire};
-
-/// The name the client announces in `clientInfo`.
-const CLIENT_NAME: &str = "mcpctl";
+use crate::{config_view, inputs, trust_store, views};
 
 /// How long a stdio server gets to exit after its stdin closes, before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
@@ -66,7 +56,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         let config = Config::load(&root, global.config.clone()).await?;
         return match command {
             Command::Trust | Command::Untrust => {
-                remember_trust(&config, &root, matches!(command, Command::Trust))
+                trust_store::remember(&config, &root, matches!(command, Command::Trust))
             }
             _ => {
                 let view = config_view::describe(&config, global.show_argv);
@@ -87,7 +77,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         None => {
             let config = Config::load(&root, global.config.clone()).await?;
             check_configured(&config, &root, &target.name())?;
-            let trust = if global.trust || trusted_by_the_user(&config, &root) {
+            let trust = if global.trust || trust_store::trusted_by_the_user(&config, &root) {
                 TrustMode::Trusted
             } else {
                 TrustMode::Untrusted
@@ -109,7 +99,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         TrustMode::Trusted => inputs::values(&config, &name, &global.input)?,
         _ => BTreeMap::new(),
     };
-    let mut manager = build_manager(&global, config, root, trust, inputs, &name, &console)?;
+    let mut manager = client::build_manager(&global, config, root, trust, inputs, &name, &console)?;
     if let Some(era) = era_cache.as_ref().and_then(EraCache::get) {
         manager = manager.with_era_hint(name, era);
     }
@@ -120,64 +110,6 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         era_cache,
     };
     run_on_server(&ctx, &target, command).await
-}
-
-/// `mcpctl trust` (`trust`) and `mcpctl untrust`: records or forgets the user's trust in the
-/// configuration found from `root`.
-fn remember_trust(config: &Config, root: &Path, trust: bool) -> anyhow::Result<()> {
-    let Some(path) = &config.path else {
-        return Err(usage(format!(
-            "no configuration file found in {} (looked for {}): nothing to {}",
-            root.display(),
-            DISCOVERED_FILES.join(", "),
-            if trust { "trust" } else { "untrust" }
-        )));
-    };
-    let (root, path) = trust_identity(root, path);
-    let store = trust_store::file()?;
-    let message = if trust {
-        trust_store::trust(&store, &root, &path, &trust_store::digest(config))?;
-        format!(
-            "trusted {} for {}: its stdio servers start and its placeholders expand without              --trust, until it changes (mcpctl untrust to undo)",
-            path.display(),
-            root.display()
-        )
-    } else if trust_store::untrust(&store, &root, &path)? {
-        format!(
-            "{} is no longer trusted for {}",
-            path.display(),
-            root.display()
-        )
-    } else {
-        format!("{} was not trusted for {}", path.display(), root.display())
-    };
-    write_stdout(&message)
-}
-
-/// Whether the user trusted this configuration with `mcpctl trust` and it has not changed
-/// since; a changed one is reported on stderr.
-fn trusted_by_the_user(config: &Config, root: &Path) -> bool {
-    let (Some(path), Ok(store)) = (&config.path, trust_store::file()) else {
-        return false;
-    };
-    let (root, path) = trust_identity(root, path);
-    match trust_store::verdict(&store, &root, &path, &trust_store::digest(config)) {
-        trust_store::Verdict::Trusted => true,
-        trust_store::Verdict::Changed => {
-            eprintln!(
-                "mcpctl: {} changed since you trusted it: untrusted now (review it, then                  mcpctl trust again)",
-                path.display()
-            );
-            false
-        }
-        trust_store::Verdict::Unknown => false,
-    }
-}
-
-/// The root and configuration path as the trust store names them (canonical when possible).
-fn trust_identity(root: &Path, path: &Path) -> (PathBuf, PathBuf) {
-    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    (canonical(root), canonical(path))
 }
 
 /// The script that registers mcpctl's completions with `shell`: the shell then asks mcpctl
@@ -238,7 +170,7 @@ fn resolve_root(root: Option<&Path>) -> anyhow::Result<PathBuf> {
 }
 
 /// `dir`, absolute, which must be a directory (`flag` names it in the error).
-fn resolve_dir(dir: &Path, flag: &str) -> anyhow::Result<PathBuf> {
+pub(crate) fn resolve_dir(dir: &Path, flag: &str) -> anyhow::Result<PathBuf> {
     let absolute = std::path::absolute(dir)
         .map_err(|e| usage(format!("invalid {flag} {}: {e}", dir.display())))?;
     if !absolute.is_dir() {
@@ -248,134 +180,6 @@ fn resolve_dir(dir: &Path, flag: &str) -> anyhow::Result<PathBuf> {
         )));
     }
     Ok(absolute)
-}
-
-/// The manager: the configuration's `client` section, then the flags; what the server sends
-/// goes to `console`, what it asks is answered by [`Answers`].
-fn build_manager(
-    global: &GlobalArgs,
-    config: Config,
-    root: PathBuf,
-    trust: TrustMode,
-    inputs: BTreeMap<String, String>,
-    server: &str,
-    console: &Arc<Console>,
-) -> anyhow::Result<Manager> {
-    let timeout = Duration::from_millis(global.timeout_ms);
-    let policy = UntrustedStreamableHttpPolicy {
-        require_https: !global.allow_http,
-        allow_localhost: global.allow_localhost,
-        allow_private_ips: global.allow_private_ip,
-        dns_check: global.dns_check,
-        dns_timeout: Duration::from_millis(global.dns_timeout_ms),
-        dns_fail_open: global.dns_fail_open,
-        allowed_hosts: global.allow_host.clone(),
-    };
-    let answers = Arc::new(Answers {
-        console: console.clone(),
-        elicit: elicit_answer(global.elicit.as_ref())?,
-        sampling: match (&global.sampling_reply, &global.sampling_command) {
-            (Some(text), _) => Sampling::Reply(text.clone()),
-            (None, Some(command)) => Sampling::Command(command.clone()),
-            (None, None) => Sampling::Refuse,
-        },
-        asking: tokio::sync::Mutex::new(()),
-    });
-    let mut capabilities = config.client.capabilities.clone().unwrap_or_default();
-    answers.declare(&mut capabilities);
-    let mut roots = config.client.roots.clone().unwrap_or_default();
-    for dir in &global.root_dir {
-        roots.push(root_of(&resolve_dir(dir, "--root-dir")?)?);
-    }
-    let secrets = config
-        .servers
-        .get(server)
-        .map(|configured| wire_secrets(configured, &root, trust, &inputs))
-        .unwrap_or_default();
-    let notifications = console.clone();
-    let mut manager = Manager::new(config, root)
-        .with_client_info(CLIENT_NAME, env!("CARGO_PKG_VERSION"))
-        .with_timeout(timeout)
-        .with_trust_mode(trust)
-        .with_untrusted_streamable_http_policy(policy)
-        .with_allow_stdout_log_outside_root(global.allow_stdout_log_outside_root)
-        .with_stderr(StderrMode::Capture {
-            echo: !global.quiet,
-        })
-        // Ctrl-C reaches mcpctl only, which cancels and closes the server itself.
-        .with_own_process_group(true)
-        .with_inputs(inputs)
-        .with_capabilities(Value::Object(capabilities))
-        .with_server_request_handler(answers.handler())
-        .with_server_notification_handler(Arc::new(move |n: ServerNotificationContext| {
-            notifications.notification(&n.server_name, &n.method, n.params.as_ref());
-            Box::pin(async {})
-        }));
-    if !roots.is_empty() {
-        manager = manager.with_roots(roots);
-    }
-    if let Some(level) = &global.log_level {
-        manager = manager.with_log_level(level.clone());
-    }
-    if global.wire {
-        manager = manager.with_wire_tap(wire::tap(console.clone(), server.to_owned(), secrets));
-    }
-    Ok(match &global.protocol_version {
-        Some(version) => manager.with_protocol_version(Some(version.clone())),
-        None => manager,
-    })
-}
-
-/// `--elicit`, with the file of `json=FILE` read now (a bad file is a usage error before
-/// connecting); without it, a form on a terminal.
-fn elicit_answer(flag: Option<&ElicitAnswer>) -> anyhow::Result<Elicit> {
-    Ok(match flag {
-        None => Elicit::by_default(),
-        Some(ElicitAnswer::Decline) => Elicit::Decline,
-        Some(ElicitAnswer::Cancel) => Elicit::Cancel,
-        Some(ElicitAnswer::Accept(None)) => Elicit::Accept(Map::new()),
-        Some(ElicitAnswer::Accept(Some(path))) => {
-            Elicit::Accept(json_object_file(path).map_err(usage)?)
-        }
-    })
-}
-
-/// A `--root-dir`: its `file://` URI and its name.
-fn root_of(dir: &Path) -> anyhow::Result<Root> {
-    let uri = url::Url::from_directory_path(dir).map_err(|()| {
-        usage(format!(
-            "--root-dir {} cannot be a file:// URI",
-            dir.display()
-        ))
-    })?;
-    Ok(Root {
-        uri: uri.to_string(),
-        name: dir.file_name().map(|n| n.to_string_lossy().into_owned()),
-    })
-}
-
-/// The values `--wire` hides wherever they appear: the server's environment variables and
-/// headers, as written and (when trusted) expanded, inputs and env file included.
-fn wire_secrets(
-    server: &ServerConfig,
-    root: &Path,
-    trust: TrustMode,
-    inputs: &BTreeMap<String, String>,
-) -> Vec<String> {
-    let values = |config: &ServerConfig| -> Vec<String> {
-        match config {
-            ServerConfig::Stdio(stdio) => stdio.env.values().cloned().collect(),
-            ServerConfig::StreamableHttp(http) => http.http_headers.values().cloned().collect(),
-            _ => Vec::new(),
-        }
-    };
-    let mut secrets = values(server);
-    if trust == TrustMode::Trusted
-        && let Ok(expanded) = server.expanded_with_inputs(root, inputs)
-    {
-        secrets.extend(values(&expanded));
-    }
-    secrets
 }
 
 /// Connects to the command's server, runs the command, and closes the connection whatever

@@ -385,16 +385,21 @@ impl Kind {
 
 /// The option an answer names: its number in the list, or its value.
 fn choose(options: &[(String, Option<String>)], answer: &str) -> Result<String, String> {
-    if let Ok(n) = answer.parse::<usize>()
-        && let Some((value, _)) = n.checked_sub(1).and_then(|i| options.get(i))
-    {
-        return Ok(value.clone());
-    }
-    options
-        .iter()
-        .find(|(value, _)| value == answer)
-        .map(|(value, _)| value.clone())
+    let values: Vec<&str> = options.iter().map(|(value, _)| value.as_str()).collect();
+    pick(&values, answer)
+        .map(str::to_owned)
         .ok_or_else(|| format!("one of the numbers 1-{} or a listed value", options.len()))
+}
+
+/// The choice an answer names among `values`: its number in the list (from 1), or the value
+/// itself (VS Code's `pickString` inputs are answered the same way).
+pub(crate) fn pick<'a>(values: &[&'a str], answer: &str) -> Option<&'a str> {
+    answer
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|i| values.get(i).copied())
+        .or_else(|| values.iter().copied().find(|value| *value == answer))
 }
 
 /// A default as the prompt shows it.

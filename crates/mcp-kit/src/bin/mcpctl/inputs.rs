@@ -85,15 +85,12 @@ fn ask(id: &str, spec: Option<&Input>) -> anyhow::Result<String> {
     if options.is_empty() {
         return Ok(answer);
     }
-    let chosen = answer
-        .parse::<usize>()
-        .ok()
-        .and_then(|n| n.checked_sub(1))
-        .and_then(|i| options.get(i))
-        .or_else(|| options.iter().find(|o| **o == answer));
-    chosen.cloned().ok_or_else(|| {
-        usage(format!(
-            "input `{id}`: `{answer}` is not one of the choices"
-        ))
-    })
+    let values: Vec<&str> = options.iter().map(String::as_str).collect();
+    crate::form::pick(&values, &answer)
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            usage(format!(
+                "input `{id}`: `{answer}` is not one of the choices"
+            ))
+        })
 }

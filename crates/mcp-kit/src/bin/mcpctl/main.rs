@@ -7,6 +7,7 @@
 
 mod answers;
 mod args;
+mod client;
 mod commands;
 mod config_view;
 mod console;

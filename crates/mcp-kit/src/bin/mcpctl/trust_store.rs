@@ -15,6 +15,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use mcp_kit::Config;
+use mcp_kit::config::DISCOVERED_FILES;
+
+use crate::exit::usage;
+use crate::output::write_stdout;
 use crate::state_files;
 
 /// The store's file name in its directory.
@@ -102,6 +107,64 @@ pub(crate) fn untrust(file: &Path, root: &Path, config: &Path) -> anyhow::Result
         state_files::write(file, &store)?;
     }
     Ok(removed)
+}
+
+/// `mcpctl trust` (`trusting`) and `mcpctl untrust`: records or forgets the user's trust in the
+/// configuration found from `root`.
+pub(crate) fn remember(config: &Config, root: &Path, trusting: bool) -> anyhow::Result<()> {
+    let Some(path) = &config.path else {
+        return Err(usage(format!(
+            "no configuration file found in {} (looked for {}): nothing to {}",
+            root.display(),
+            DISCOVERED_FILES.join(", "),
+            if trusting { "trust" } else { "untrust" }
+        )));
+    };
+    let (root, path) = trust_identity(root, path);
+    let store = file()?;
+    let message = if trusting {
+        trust(&store, &root, &path, &digest(config))?;
+        format!(
+            "trusted {} for {}: its stdio servers start and its placeholders expand without              --trust, until it changes (mcpctl untrust to undo)",
+            path.display(),
+            root.display()
+        )
+    } else if untrust(&store, &root, &path)? {
+        format!(
+            "{} is no longer trusted for {}",
+            path.display(),
+            root.display()
+        )
+    } else {
+        format!("{} was not trusted for {}", path.display(), root.display())
+    };
+    write_stdout(&message)
+}
+
+/// Whether the user trusted this configuration with `mcpctl trust` and it has not changed
+/// since; a changed one is reported on stderr.
+pub(crate) fn trusted_by_the_user(config: &Config, root: &Path) -> bool {
+    let (Some(path), Ok(store)) = (&config.path, file()) else {
+        return false;
+    };
+    let (root, path) = trust_identity(root, path);
+    match verdict(&store, &root, &path, &digest(config)) {
+        Verdict::Trusted => true,
+        Verdict::Changed => {
+            eprintln!(
+                "mcpctl: {} changed since you trusted it: untrusted now (review it, then                  mcpctl trust again)",
+                path.display()
+            );
+            false
+        }
+        Verdict::Unknown => false,
+    }
+}
+
+/// The root and configuration path as the trust store names them (canonical when possible).
+fn trust_identity(root: &Path, path: &Path) -> (PathBuf, PathBuf) {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    (canonical(root), canonical(path))
 }
 
 #[cfg(test)]
