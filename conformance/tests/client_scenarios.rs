@@ -5,8 +5,8 @@
 //! `expected-failures.yml` is run on its own, one after the other, at the set's wire version,
 //! and must exit 0 with no FAILURE or WARNING in its `checks.json`. Then the set as a whole
 //! (`--requirements REV --expected-failures expected-failures.yml`) must exit 0: the baselined
-//! scenarios (OAuth, which `mcp-kit` does not implement) fail as expected and nothing else
-//! does. The two sets run one after the other.
+//! scenarios (the OAuth extensions `mcp-kit` does not implement yet) fail as expected and
+//! nothing else does. The two sets run one after the other.
 //!
 //! Needs the peers (`scripts/install-peers.sh`); fails, never skips, when they are missing.
 

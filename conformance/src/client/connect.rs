@@ -84,8 +84,16 @@ pub(crate) fn config(url: &str) -> Config {
 
 /// Connects to the scenario's server and performs the handshake.
 pub(crate) async fn connect(invocation: &Invocation) -> anyhow::Result<Connected> {
+    connect_with(invocation, |manager| manager).await
+}
+
+/// [`connect`] with the manager adjusted by `adjust` first (OAuth for the `auth/*` scenarios).
+pub(crate) async fn connect_with(
+    invocation: &Invocation,
+    adjust: impl FnOnce(Manager) -> Manager,
+) -> anyhow::Result<Connected> {
     let cwd = std::env::current_dir().context("the working directory")?;
-    let manager = manager(invocation, config(&invocation.url), cwd);
+    let manager = adjust(manager(invocation, config(&invocation.url), cwd));
     let session = manager
         .open(SERVER)
         .await

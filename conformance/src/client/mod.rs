@@ -12,12 +12,13 @@
 //! | `http-custom-headers`, `http-invalid-tool-headers` | `x-mcp-header` → `Mcp-Param-*` |
 //! | `json-schema-ref-no-deref` | lists tools without fetching a network `$ref` |
 //! | `json-schema-2020-12-preservation` | echoes a tool's input schema back verbatim |
-//! | `auth/*` | connects without authorization: `mcp-kit` has no OAuth client (the error says so) |
+//! | `auth/*` | authorizes with `mcp-kit`'s OAuth client ([`auth`]), lists tools, calls `test-tool` |
 //! | `sep-2640-*` | refused: `mcp-kit` does not implement the skills extension |
 
 use anyhow::{Context, bail};
 use serde_json::Value;
 
+mod auth;
 mod connect;
 mod elicitation;
 mod scenarios;

@@ -3,16 +3,15 @@
 use std::collections::HashMap;
 
 use anyhow::{Context, bail, ensure};
+use mcp_kit::Session;
 use mcp_kit::mcp::{CallToolResult, ContentBlock, Tool};
-use mcp_kit::{Error, Session};
 use serde_json::{Map, Value, json};
 
-use super::Invocation;
 use super::connect::{self, Connected};
+use super::{Invocation, auth};
 
-/// The scenarios this client acts out. It also recognises `auth/*` (OAuth: it connects without
-/// authorization and reports the server's refusal) and `sep-2640-*` (the skills extension:
-/// refused).
+/// The scenarios this client acts out. It also recognises `auth/*` (OAuth: it authorizes, then
+/// lists and calls the tool) and `sep-2640-*` (the skills extension: refused).
 pub(crate) const NAMES: &[&str] = &[
     "initialize",
     "tools_call",
@@ -327,33 +326,16 @@ async fn schema_preservation(invocation: &Invocation) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `auth/*`: the server wants OAuth 2.1 authorization, which `mcp-kit` does not implement (a
-/// configuration can only send a static bearer token). The client connects as it is and
-/// reports what the server answered.
+/// `auth/*`: the server wants OAuth 2.1 authorization. The client authorizes as
+/// [`auth::options`] sets it up, lists the tools, and calls `test-tool` when offered.
 async fn oauth(invocation: &Invocation) -> anyhow::Result<()> {
-    let outcome = async {
-        let Connected { session, .. } = connect::connect(invocation).await?;
-        list_tools(&session).await?;
-        session.close().await;
-        anyhow::Ok(())
+    let options = auth::options(invocation)?;
+    let Connected { session, .. } =
+        connect::connect_with(invocation, |manager| manager.with_oauth(options)).await?;
+    let tools = list_tools(&session).await?;
+    if tools.iter().any(|t| t.name == "test-tool") {
+        call_ok(&session, "test-tool", json!({})).await?;
     }
-    .await;
-    match outcome {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let http_401 = e.chain().any(|cause| {
-                cause
-                    .downcast_ref::<Error>()
-                    .and_then(Error::rpc_error)
-                    .and_then(|rpc| rpc.data.as_ref())
-                    .and_then(|data| data.get("httpStatus"))
-                    == Some(&json!(401))
-            });
-            Err(e.context(if http_401 {
-                "the server requires OAuth authorization (HTTP 401), which mcp-kit does not implement"
-            } else {
-                "auth scenario failed (mcp-kit has no OAuth client)"
-            }))
-        }
-    }
+    session.close().await;
+    Ok(())
 }

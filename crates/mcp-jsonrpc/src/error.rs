@@ -63,12 +63,27 @@ pub enum Error {
     /// An invalid argument (for example an empty argv).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+
+    /// The server refused the request (HTTP 401 or 403) and the connection's
+    /// [`HttpAuthorizer`](crate::HttpAuthorizer) could not authorize it: the authorizer's own
+    /// error, which the application can downcast.
+    #[error("{0}")]
+    Unauthorized(Arc<dyn std::error::Error + Send + Sync>),
 }
 
 impl Error {
     /// True when this is the timeout of [`Peer::wait_with_timeout`](crate::Peer::wait_with_timeout).
     pub fn is_wait_timeout(&self) -> bool {
         matches!(self, Error::WaitTimeout(_))
+    }
+
+    /// The authorizer's error, when the server refused the request and it could not be
+    /// authorized ([`Error::Unauthorized`]).
+    pub fn unauthorized(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        match self {
+            Error::Unauthorized(source) => Some(source.as_ref()),
+            _ => None,
+        }
     }
 
     /// True when the connection is closed (no further request can succeed on it).

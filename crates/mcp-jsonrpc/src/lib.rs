@@ -140,7 +140,10 @@ pub use error::Error;
 #[cfg(feature = "client")]
 pub use handle::{PeerHandle, PendingRequest};
 #[cfg(feature = "http")]
-pub use http::{StreamableHttpOptions, redact_url};
+pub use http::{
+    AuthChallenge, AuthFuture, AuthOutcome, Authorizer, HttpAuthorizer, MAX_AUTH_RETRIES,
+    PrepareFuture, StreamableHttpOptions, redact_url,
+};
 #[cfg(feature = "client")]
 pub use incoming::IncomingRequest;
 #[cfg(feature = "client")]

@@ -21,6 +21,9 @@ pub(crate) struct ConnectPolicy {
     pub(crate) own_process_group: bool,
     /// The values of `${input:ID}` placeholders.
     pub(crate) inputs: BTreeMap<String, String>,
+    /// How HTTP servers are authorized, when OAuth is on.
+    #[cfg(feature = "oauth")]
+    pub(crate) oauth: Option<crate::auth::OAuthOptions>,
 }
 
 impl ConnectPolicy {
@@ -100,18 +103,76 @@ fn connection_error(server: &str) -> impl Fn(mcp_jsonrpc::Error) -> Error + '_ {
     }
 }
 
-/// The HTTP options of a server: its headers (as the trust mode allows) and the timeout.
+/// The HTTP options of a server: its headers (as the trust mode allows), the timeout, and
+/// the OAuth authorizer when OAuth is on and the headers do not authorize already.
 fn http_options(
     policy: &ConnectPolicy,
     timeout: Duration,
     server: &str,
     http: &StreamableHttpServer,
 ) -> Result<StreamableHttpOptions, Error> {
+    let headers = http_headers(policy.trust_mode, server, http)?;
+    #[cfg(feature = "oauth")]
+    let authorizer = oauth_for(policy, server, http, &headers)?.map(mcp_jsonrpc::Authorizer::new);
+    #[cfg(not(feature = "oauth"))]
+    let authorizer = None;
     Ok(StreamableHttpOptions {
-        headers: http_headers(policy.trust_mode, server, http)?,
+        headers,
         request_timeout: Some(timeout),
+        authorizer,
         ..Default::default()
     })
+}
+
+/// The OAuth authorizer of an HTTP server: with OAuth on, unless its headers carry an
+/// `Authorization` of their own.
+#[cfg(feature = "oauth")]
+fn oauth_for(
+    policy: &ConnectPolicy,
+    server: &str,
+    http: &StreamableHttpServer,
+    headers: &BTreeMap<String, String>,
+) -> Result<Option<crate::auth::OAuth>, Error> {
+    let Some(options) = &policy.oauth else {
+        return Ok(None);
+    };
+    if headers
+        .keys()
+        .any(|name| name.trim().eq_ignore_ascii_case("authorization"))
+    {
+        return Ok(None);
+    }
+    crate::auth::OAuth::new(
+        server,
+        http.urls.http_url(),
+        policy.trust_mode,
+        policy.untrusted_http.clone(),
+        options.clone(),
+    )
+    .map(Some)
+    .map_err(|e| Error::Unauthorized {
+        server: server.to_owned(),
+        source: std::sync::Arc::new(e),
+    })
+}
+
+/// [`Manager::oauth`](crate::Manager::oauth): the authorizer of `server`, through the same
+/// checks as connecting.
+#[cfg(feature = "oauth")]
+pub(crate) async fn oauth(
+    policy: &ConnectPolicy,
+    config: &Config,
+    server: &str,
+    root: &Path,
+) -> Result<Option<crate::auth::OAuth>, Error> {
+    let ServerConfig::StreamableHttp(http) = resolve(policy, config, server, root).await? else {
+        return Err(Error::Protocol {
+            server: server.to_owned(),
+            message: "only an HTTP server uses OAuth".into(),
+        });
+    };
+    let headers = http_headers(policy.trust_mode, server, &http)?;
+    oauth_for(policy, server, &http, &headers)
 }
 
 /// `server`'s configuration after the trust policy: checked (untrusted), or with its

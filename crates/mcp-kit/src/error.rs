@@ -108,6 +108,17 @@ pub enum Error {
         message: String,
     },
 
+    /// The server refused for want of authorization and it could not be obtained. With the
+    /// `oauth` feature the source is an [`AuthError`](crate::auth::AuthError)
+    /// ([`Error::auth_error`]); its message names the server.
+    #[error("{source}")]
+    Unauthorized {
+        /// The server's name.
+        server: String,
+        /// Why authorization failed.
+        source: std::sync::Arc<dyn std::error::Error + Send + Sync>,
+    },
+
     /// Parameters or results could not be (de)serialized.
     #[error("{context}: {source}")]
     Json {
@@ -124,6 +135,16 @@ impl Error {
     pub fn rpc_error(&self) -> Option<&mcp_jsonrpc::ErrorObject> {
         match self {
             Error::Rpc { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    /// Why authorization failed, when that is the error.
+    #[cfg(feature = "oauth")]
+    pub fn auth_error(&self) -> Option<&crate::auth::AuthError> {
+        match self {
+            Error::Unauthorized { source, .. } => source.downcast_ref(),
+            Error::Connection { source, .. } => source.unauthorized()?.downcast_ref(),
             _ => None,
         }
     }

@@ -101,6 +101,8 @@ impl Manager {
                 wire: None,
                 own_process_group: false,
                 inputs: std::collections::BTreeMap::new(),
+                #[cfg(feature = "oauth")]
+                oauth: None,
             },
             sessions: Mutex::default(),
             connecting: Mutex::default(),
@@ -189,6 +191,30 @@ impl Manager {
     pub fn with_wire_tap(mut self, tap: WireTap) -> Self {
         self.policy.wire = Some(tap);
         self
+    }
+
+    /// Authorizes HTTP servers with OAuth (feature `oauth`): every streamable HTTP server
+    /// whose configuration sends no `Authorization` header of its own gets an
+    /// [`OAuth`](crate::auth::OAuth) authorizer, which answers the server's 401 and 403 with
+    /// the MCP authorization flow and keeps its tokens in `options.store`. Every URL the flow
+    /// touches goes through the trust policy, like the server's own.
+    #[cfg(feature = "oauth")]
+    pub fn with_oauth(mut self, options: crate::auth::OAuthOptions) -> Self {
+        self.policy.oauth = Some(options);
+        self
+    }
+
+    /// The OAuth authorizer of `server` (a streamable HTTP server of the configuration), for
+    /// logging in ahead of a connection, or showing what is stored. `None` without
+    /// [`with_oauth`](Self::with_oauth).
+    ///
+    /// # Errors
+    ///
+    /// An unknown server, one that is not an HTTP server, a URL the trust policy refuses, an
+    /// unreadable token store.
+    #[cfg(feature = "oauth")]
+    pub async fn oauth(&self, server: &str) -> Result<Option<crate::auth::OAuth>, Error> {
+        crate::connect::oauth(&self.policy, &self.config, server, &self.root).await
     }
 
     /// Starts stdio servers in a process group of their own (default `false`): a terminal's

@@ -131,7 +131,12 @@ impl HttpOutbound {
             return Ok(());
         }
         set_state(GetState::NotOffered);
+        // Refused for want of authorization: the POST that follows obtains it, and the GET is
+        // tried again once a session exists.
+        let unauthorized = self.authorizer.is_some()
+            && matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN);
         let tolerated = status == StatusCode::METHOD_NOT_ALLOWED
+            || unauthorized
             || (session.is_none()
                 && matches!(status, StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND));
         if tolerated || trigger != Trigger::Connect {

@@ -27,6 +27,7 @@
 //!   POST exchange (requests, notifications and responses alike) and the wait for the answer
 //!   to a request the server accepted with `202`, never the GET stream.
 
+pub(crate) mod auth;
 mod cause;
 mod get_stream;
 pub(crate) mod legacy;
@@ -34,6 +35,10 @@ mod post;
 mod redact;
 mod streams;
 
+pub use auth::{
+    AuthChallenge, AuthFuture, AuthOutcome, Authorizer, HttpAuthorizer, MAX_AUTH_RETRIES,
+    PrepareFuture,
+};
 pub use redact::redact_url;
 
 use get_stream::{GetStream, Trigger};
@@ -84,6 +89,10 @@ pub struct StreamableHttpOptions {
     /// Follow HTTP redirects (default `false`: a redirect is reported as an error, which
     /// closes a server-side request forgery path).
     pub follow_redirects: bool,
+    /// What authorizes the requests (default: none; see [`HttpAuthorizer`]). Its headers
+    /// are added to every request after [`headers`](Self::headers); a 401 or 403 is handed
+    /// to it. The streamable HTTP transport only: the legacy HTTP+SSE one ignores it.
+    pub authorizer: Option<Authorizer>,
 }
 
 impl Default for StreamableHttpOptions {
@@ -93,6 +102,7 @@ impl Default for StreamableHttpOptions {
             connect_timeout: Some(Duration::from_secs(10)),
             request_timeout: None,
             follow_redirects: false,
+            authorizer: None,
         }
     }
 }
@@ -114,6 +124,7 @@ pub(crate) struct HttpOutbound {
     detached: Arc<Semaphore>,
     shared: OnceLock<Weak<Shared>>,
     log: Option<Mutex<StdoutLogWriter>>,
+    authorizer: Option<Authorizer>,
 }
 
 /// Connects to a streamable HTTP endpoint: the connection core and its receiving ends.
@@ -147,6 +158,7 @@ pub(crate) async fn connect(
         detached: Arc::new(Semaphore::new(MAX_DETACHED_POSTS)),
         shared: OnceLock::new(),
         log,
+        authorizer: http_options.authorizer,
     });
     let transport = Arc::new(HttpTransport(outbound.clone()));
     let (shared, receivers) =
@@ -260,7 +272,51 @@ impl HttpOutbound {
         if let Some(session) = self.session.lock().clone() {
             headers.insert(SESSION_ID, session);
         }
+        if let Some(authorizer) = &self.authorizer {
+            for (name, value) in authorizer.0.headers(method.as_str(), url.as_str()) {
+                // An authorizer's header that is not a valid one is left out: the server then
+                // refuses the request, which says more than failing it here.
+                if let (Ok(name), Ok(value)) = (
+                    HeaderName::from_bytes(name.as_bytes()),
+                    HeaderValue::from_str(&value),
+                ) {
+                    headers.insert(name, value);
+                }
+            }
+        }
         self.http.request(method, url.clone()).headers(headers)
+    }
+
+    /// The challenge of a refused response, when an authorizer may answer it.
+    fn challenge(&self, method: &Method, response: &reqwest::Response) -> Option<AuthChallenge> {
+        let status = response.status();
+        (self.authorizer.is_some()
+            && matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN))
+        .then(|| {
+            AuthChallenge::new(
+                status.as_u16(),
+                method.as_str(),
+                response.url().as_str(),
+                response.headers(),
+            )
+        })
+    }
+
+    /// Lets the authorizer do what is due before a message goes (a refresh).
+    async fn prepare_authorization(&self) {
+        if let Some(authorizer) = &self.authorizer
+            && let Some(work) = authorizer.0.prepare()
+        {
+            work.await;
+        }
+    }
+
+    /// Hands a refusal to the authorizer.
+    async fn authorize(&self, challenge: &AuthChallenge) -> Result<AuthOutcome, Error> {
+        match &self.authorizer {
+            Some(authorizer) => authorizer.0.challenged(challenge).await,
+            None => Ok(AuthOutcome::Report),
+        }
     }
 
     /// Records a session id the server sent; a new one is a reason to retry the GET stream.
@@ -301,9 +357,7 @@ impl HttpOutbound {
             return;
         };
         let request = self
-            .http
-            .request(Method::DELETE, self.post_url.clone())
-            .headers(self.headers.lock().clone())
+            .request(Method::DELETE, &self.post_url)
             .header(SESSION_ID, session)
             .timeout(DELETE_TIMEOUT);
         match request.send().await {

@@ -59,31 +59,68 @@ impl HttpOutbound {
 
     /// POSTs a notification or a response; the server accepts it with `202`. Bounded by
     /// `request_timeout` like every POST exchange, so that a server that never answers cannot
-    /// hold `notify` (or an automatic reply's slot) forever.
+    /// hold `notify` (or an automatic reply's slot) forever. A refusal the authorizer answers
+    /// is sent again (the time it takes is not counted).
     pub(super) async fn post_message(
         self: &Arc<Self>,
         shared: &Arc<Shared>,
         bytes: Vec<u8>,
     ) -> Result<(), Error> {
-        let exchange = self.post_message_exchange(shared, bytes);
-        match self.request_timeout {
-            Some(limit) => tokio::time::timeout(limit, exchange)
-                .await
-                .unwrap_or_else(|_| {
-                    Err(Error::Http(format!(
-                        "POST {} timed out after {limit:?} (request_timeout)",
-                        self.post_shown
-                    )))
-                }),
-            None => exchange.await,
+        let mut bytes = bytes;
+        let mut retries = 0;
+        loop {
+            self.prepare_authorization().await;
+            let again = self.keep_for_retry(&bytes, retries);
+            let exchange = self.post_message_exchange(shared, bytes);
+            let attempt = match self.request_timeout {
+                Some(limit) => tokio::time::timeout(limit, exchange)
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(Error::Http(format!(
+                            "POST {} timed out after {limit:?} (request_timeout)",
+                            self.post_shown
+                        )))
+                    }),
+                None => exchange.await,
+            }?;
+            let refusal = match attempt {
+                Attempt::Finished => return Ok(()),
+                Attempt::Refused(refusal) => refusal,
+            };
+            match again {
+                Some(copy) if self.authorize(&refusal.challenge).await? == AuthOutcome::Retry => {
+                    retries += 1;
+                    bytes = copy;
+                }
+                _ => return Err(self.message_refused(refusal.status, &refusal.body)),
+            }
         }
+    }
+
+    /// A copy of a message for sending it again after a refusal, while the authorizer may
+    /// still answer one.
+    fn keep_for_retry(&self, bytes: &[u8], retries: usize) -> Option<Vec<u8>> {
+        (self.authorizer.is_some() && retries < MAX_AUTH_RETRIES).then(|| bytes.to_vec())
+    }
+
+    /// The error of a notification or response the server refused.
+    fn message_refused(&self, status: StatusCode, body: &[u8]) -> Error {
+        Error::Http(format!(
+            "POST {}: HTTP {status}{}",
+            self.post_shown,
+            if body.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", crate::connection::preview(body))
+            }
+        ))
     }
 
     pub(super) async fn post_message_exchange(
         self: &Arc<Self>,
         shared: &Arc<Shared>,
         bytes: Vec<u8>,
-    ) -> Result<(), Error> {
+    ) -> Result<Attempt, Error> {
         let response = self.post(bytes, &[]).await.map_err(|e| {
             Error::Http(format!(
                 "POST {} failed: {}",
@@ -96,19 +133,14 @@ impl HttpOutbound {
         if status == StatusCode::ACCEPTED {
             self.retry_get_stream(Trigger::Accepted);
         }
+        if let Some(challenge) = self.challenge(&Method::POST, &response) {
+            return Ok(Attempt::Refused(Refusal::read(challenge, response).await));
+        }
         if !status.is_success() {
             let body = read_limited(response, ERROR_BODY_LIMIT)
                 .await
                 .unwrap_or_default();
-            return Err(Error::Http(format!(
-                "POST {}: HTTP {status}{}",
-                self.post_shown,
-                if body.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {}", crate::connection::preview(&body))
-                }
-            )));
+            return Err(self.message_refused(status, &body));
         }
         if is_event_stream(&response) {
             // Unusual for a notification, but whatever the server streams is delivered.
@@ -124,7 +156,7 @@ impl HttpOutbound {
         } else if let Ok(body) = read_limited(response, self.max_message_bytes).await {
             self.deliver(shared, &body);
         }
-        Ok(())
+        Ok(Attempt::Finished)
     }
 
     pub(super) async fn post(
@@ -159,7 +191,8 @@ impl HttpOutbound {
     }
 
     /// Carries one request: POST, then read the answer however it comes. Whatever goes wrong
-    /// becomes the request's error response.
+    /// becomes the request's error response. A refusal the authorizer answers is sent again,
+    /// each attempt with a fresh `request_timeout` (authorizing may wait for a person).
     pub(super) async fn post_request(
         self: Arc<Self>,
         shared: Arc<Shared>,
@@ -167,8 +200,45 @@ impl HttpOutbound {
         headers: Vec<(String, String)>,
         id: i64,
     ) {
+        let mut bytes = bytes;
+        let mut retries = 0;
+        let outcome = loop {
+            self.prepare_authorization().await;
+            let again = self.keep_for_retry(&bytes, retries);
+            let refusal = match self.timed_exchange(&shared, bytes, &headers, id).await {
+                Ok(Attempt::Finished) => break Ok(()),
+                Ok(Attempt::Refused(refusal)) => refusal,
+                Err(error) => break Err(error),
+            };
+            let outcome = match again {
+                Some(_) => self.authorize(&refusal.challenge).await,
+                None => Ok(AuthOutcome::Report),
+            };
+            match (outcome, again) {
+                (Ok(AuthOutcome::Retry), Some(copy)) => {
+                    retries += 1;
+                    bytes = copy;
+                }
+                (Err(error), _) => break Err(error),
+                _ => break self.refused(&shared, refusal.status, &refusal.body, id),
+            }
+        };
+        if let Err(error) = outcome {
+            shared.complete(id, Err(error));
+        }
+    }
+
+    /// One attempt at a request, bounded by `request_timeout`, the wait for an answer the
+    /// server promised with `202` included.
+    async fn timed_exchange(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        bytes: Vec<u8>,
+        headers: &[(String, String)],
+        id: i64,
+    ) -> Result<Attempt, Error> {
         let started = tokio::time::Instant::now();
-        let exchange = self.exchange(&shared, bytes, &headers, id);
+        let exchange = self.exchange(shared, bytes, headers, id);
         let timed_out = |limit: Duration, what: &str| {
             Err(bridged(
                 format!("HTTP request timed out after {limit:?} (request_timeout){what}"),
@@ -176,9 +246,9 @@ impl HttpOutbound {
                 None,
             ))
         };
-        let outcome = match self.request_timeout {
+        match self.request_timeout {
             Some(limit) => match tokio::time::timeout(limit, exchange).await {
-                Ok(Ok(())) if shared.is_pending(id) => {
+                Ok(Ok(Attempt::Finished)) if shared.is_pending(id) => {
                     // The server accepted the request with `202`: its answer is to come on the
                     // GET stream, and `request_timeout` still bounds the wait for it. When the
                     // answer comes first, completing below does nothing (and this task is
@@ -193,9 +263,6 @@ impl HttpOutbound {
                 Err(_) => timed_out(limit, ""),
             },
             None => exchange.await,
-        };
-        if let Err(error) = outcome {
-            shared.complete(id, Err(error));
         }
     }
 
@@ -205,7 +272,7 @@ impl HttpOutbound {
         bytes: Vec<u8>,
         headers: &[(String, String)],
         id: i64,
-    ) -> Result<(), Error> {
+    ) -> Result<Attempt, Error> {
         let response = self.post(bytes, headers).await.map_err(|e| {
             let unreached = e.is_connect();
             let mut error = bridged(
@@ -224,40 +291,17 @@ impl HttpOutbound {
         if status == StatusCode::ACCEPTED {
             // The answer will arrive on the GET stream.
             self.retry_get_stream(Trigger::Accepted);
-            return Ok(());
+            return Ok(Attempt::Finished);
+        }
+        if let Some(challenge) = self.challenge(&Method::POST, &response) {
+            return Ok(Attempt::Refused(Refusal::read(challenge, response).await));
         }
         if !status.is_success() {
             let body = read_limited(response, ERROR_BODY_LIMIT)
                 .await
                 .unwrap_or_default();
-            // A modern server answers with a JSON-RPC error in the body (e.g. 404 + -32601).
-            // One with a null id (the server could not or would not read ours) still answers
-            // the request this POST carried: it is the only one the exchange can be about.
-            // The HTTP status goes with it (`data.httpStatus`, when the server sent no data):
-            // a 404 says the session is gone, which the error code alone may not.
-            if let Ok(Parsed::Single(Ok(Message::Response(Response {
-                id: answered,
-                outcome: Err(mut error),
-            })))) = message::parse(&body)
-                && answered.as_ref().is_none_or(|a| a.as_i64() == Some(id))
-            {
-                self.log(&body);
-                if error.data.is_none() {
-                    error.data = Some(json!({ message::HTTP_STATUS: status.as_u16() }));
-                }
-                return Err(Error::Rpc(Box::new(error)));
-            }
-            if body.first().is_some_and(|b| *b == b'{' || *b == b'[') {
-                self.deliver(shared, &body);
-                if !shared.is_pending(id) {
-                    return Ok(());
-                }
-            }
-            return Err(bridged(
-                self.status_message(status),
-                Some(status),
-                Some(&body),
-            ));
+            self.refused(shared, status, &body, id)?;
+            return Ok(Attempt::Finished);
         }
         if is_event_stream(&response) {
             let mut parser = SseParser::new(self.max_message_bytes);
@@ -265,7 +309,7 @@ impl HttpOutbound {
             loop {
                 let ended = self.pump(shared, response, &mut parser, Some(id)).await;
                 if !shared.is_pending(id) {
-                    return Ok(());
+                    return Ok(Attempt::Finished);
                 }
                 let why = match ended {
                     // An explicit end of the stream: nothing is to be resumed.
@@ -309,7 +353,7 @@ impl HttpOutbound {
             Ok(body) => self.deliver(shared, &body),
             Err(BodyError::TooLarge) => {
                 shared.oversized(Some(Id::Number(id)), false);
-                return Ok(());
+                return Ok(Attempt::Finished);
             }
             Err(BodyError::Http(e)) => {
                 return Err(bridged(
@@ -326,7 +370,46 @@ impl HttpOutbound {
                 None,
             ));
         }
-        Ok(())
+        Ok(Attempt::Finished)
+    }
+
+    /// What a request refused with a non-success status comes to: the JSON-RPC error the body
+    /// carries, else the status as a `-32000` error. `Ok` when the body answered the request.
+    fn refused(
+        &self,
+        shared: &Arc<Shared>,
+        status: StatusCode,
+        body: &[u8],
+        id: i64,
+    ) -> Result<(), Error> {
+        // A modern server answers with a JSON-RPC error in the body (e.g. 404 + -32601).
+        // One with a null id (the server could not or would not read ours) still answers
+        // the request this POST carried: it is the only one the exchange can be about.
+        // The HTTP status goes with it (`data.httpStatus`, when the server sent no data):
+        // a 404 says the session is gone, which the error code alone may not.
+        if let Ok(Parsed::Single(Ok(Message::Response(Response {
+            id: answered,
+            outcome: Err(mut error),
+        })))) = message::parse(body)
+            && answered.as_ref().is_none_or(|a| a.as_i64() == Some(id))
+        {
+            self.log(body);
+            if error.data.is_none() {
+                error.data = Some(json!({ message::HTTP_STATUS: status.as_u16() }));
+            }
+            return Err(Error::Rpc(Box::new(error)));
+        }
+        if body.first().is_some_and(|b| *b == b'{' || *b == b'[') {
+            self.deliver(shared, body);
+            if !shared.is_pending(id) {
+                return Ok(());
+            }
+        }
+        Err(bridged(
+            self.status_message(status),
+            Some(status),
+            Some(body),
+        ))
     }
 
     pub(super) fn status_message(&self, status: StatusCode) -> String {
@@ -337,6 +420,36 @@ impl HttpOutbound {
             message.push_str(" (redirects are not followed unless follow_redirects is set)");
         }
         message
+    }
+}
+
+/// How one attempt at an exchange ended.
+pub(super) enum Attempt {
+    /// Done: the request was answered or failed (its outcome is delivered), or the message
+    /// was accepted.
+    Finished,
+    /// Refused with 401 or 403, for the authorizer to answer.
+    Refused(Refusal),
+}
+
+/// A refusal, with what is needed to report it if it stands.
+pub(super) struct Refusal {
+    challenge: AuthChallenge,
+    status: StatusCode,
+    body: Vec<u8>,
+}
+
+impl Refusal {
+    async fn read(challenge: AuthChallenge, response: reqwest::Response) -> Self {
+        let status = response.status();
+        let body = read_limited(response, ERROR_BODY_LIMIT)
+            .await
+            .unwrap_or_default();
+        Self {
+            challenge,
+            status,
+            body,
+        }
     }
 }
 

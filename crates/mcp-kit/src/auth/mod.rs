@@ -8,10 +8,16 @@
 //! - [`metadata`]: the documents, the checks before using them (resource, issuer, PKCE S256),
 //!   and scope selection (first request, step-up union).
 //! - [`pkce`]: S256 verifier and challenge, and random `state`.
+//! - [`OAuth`]: the flow itself, as the [`HttpAuthorizer`](mcp_jsonrpc::HttpAuthorizer) of a
+//!   server's HTTP connection: discovery, the client's identity, the authorization code with
+//!   PKCE, refresh, step-up. [`Manager::with_oauth`](crate::Manager::with_oauth) gives one to
+//!   every HTTP server that sends no `Authorization` header of its own.
+//! - [`AuthorizationAgent`]: where a person authorizes ([`LoopbackAgent`] for a CLI,
+//!   [`HeadlessAgent`] for servers that approve at once).
+//! - [`TokenStore`]: where registrations and tokens are kept ([`MemoryTokenStore`],
+//!   [`FileTokenStore`]).
 //!
-//! The flow that drives them (fetching under the trust policy, registration, the loopback
-//! redirect, token storage and refresh) is built on these in later steps (issue 15). What it
-//! must keep in mind, from the specification and the conformance suite:
+//! What the flow keeps in mind, from the specification and the conformance suite:
 //!
 //! - Identifiers are compared as the server wrote them: the `resource` sent (RFC 8707) is the
 //!   protected resource metadata's `resource` string, issuers are the `authorization_servers`
@@ -28,11 +34,107 @@
 //!   server's metadata says `client_id_metadata_document_supported`), dynamic registration
 //!   (deprecated in 2026-07-28, with `application_type: "native"` for a CLI).
 
+pub mod agent;
 pub mod challenge;
 pub mod discovery;
+mod error;
+mod fetch;
+mod flow;
 pub mod metadata;
 pub mod pkce;
+pub mod store;
 
+use std::sync::Arc;
+
+pub use agent::{AuthorizationAgent, DEFAULT_REDIRECT_PORT, HeadlessAgent, LoopbackAgent};
 pub use challenge::BearerChallenge;
+pub use error::AuthError;
+pub use fetch::{EXCHANGE_TIMEOUT, MAX_DOCUMENT_BYTES};
+pub use flow::{MAX_STEP_UPS, OAuth};
 pub use metadata::{AuthorizationServerMetadata, MetadataError, ProtectedResourceMetadata};
 pub use pkce::Pkce;
+pub use store::{FileTokenStore, MemoryTokenStore, StoreKey, StoredAuth, TokenSet, TokenStore};
+
+/// A client registered with an authorization server beforehand (its `client_id`, and secret
+/// for a confidential client).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PreRegisteredClient {
+    /// The issuer it is registered at. `None`: whatever authorization server a server names
+    /// (2026-07-28 binds credentials to their issuer: set it when known).
+    pub issuer: Option<String>,
+    /// The `client_id`.
+    pub client_id: String,
+    /// The secret of a confidential client.
+    pub client_secret: Option<String>,
+}
+
+impl std::fmt::Debug for PreRegisteredClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreRegisteredClient")
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
+/// How the client authorizes: where tokens are kept, who asks the person, and who the client
+/// is.
+#[derive(Clone)]
+pub struct OAuthOptions {
+    /// Where registrations and tokens are kept.
+    pub store: Arc<dyn TokenStore>,
+    /// Where a person authorizes; `None`: only stored tokens are used (and refreshed), and a
+    /// server that needs a new authorization fails with [`AuthError::LoginRequired`].
+    pub agent: Option<Arc<dyn AuthorizationAgent>>,
+    /// The `client_name` of a dynamic registration.
+    pub client_name: String,
+    /// The URL of this client's Client ID Metadata Document, used as its `client_id` where
+    /// the authorization server accepts those (`client_id_metadata_document_supported`).
+    pub client_metadata_url: Option<String>,
+    /// Clients registered beforehand: preferred over any other identity.
+    pub clients: Vec<PreRegisteredClient>,
+}
+
+impl std::fmt::Debug for OAuthOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthOptions")
+            .field("interactive", &self.agent.is_some())
+            .field("client_name", &self.client_name)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("clients", &self.clients)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthOptions {
+    /// Options with `store`, no agent, no identity but dynamic registration under
+    /// `client_name`.
+    pub fn new(store: Arc<dyn TokenStore>, client_name: impl Into<String>) -> Self {
+        Self {
+            store,
+            agent: None,
+            client_name: client_name.into(),
+            client_metadata_url: None,
+            clients: Vec::new(),
+        }
+    }
+
+    /// Lets `agent` ask the person.
+    pub fn with_agent(mut self, agent: Arc<dyn AuthorizationAgent>) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+
+    /// Uses the Client ID Metadata Document at `url` where accepted.
+    pub fn with_client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Adds a pre-registered client.
+    pub fn with_client(mut self, client: PreRegisteredClient) -> Self {
+        self.clients.push(client);
+        self
+    }
+}

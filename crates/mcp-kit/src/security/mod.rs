@@ -15,6 +15,8 @@ mod host;
 mod ip;
 
 pub use check::PolicyError;
+#[cfg(feature = "oauth")]
+pub(crate) use check::check_untrusted_url;
 pub(crate) use check::{check_local_transport, check_untrusted_http};
 pub use ip::is_global_ip;
 

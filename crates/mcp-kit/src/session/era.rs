@@ -167,9 +167,9 @@ async fn discover(session: &Session, version: &str) -> Result<Negotiated, ProbeF
                 return Err(ProbeFailure::Fatal(Error::Protocol {
                     server: session.server_name().to_owned(),
                     message: format!(
-                        "the server requires authorization (HTTP {status}), and mcp-kit has no OAuth \
-                         client yet; configure a static token (bearer_token_env_var, Trusted mode) \
-                         if the server accepts one"
+                        "the server requires authorization (HTTP {status}), and OAuth is off \
+                         (Manager::with_oauth turns it on); or configure a static token \
+                         (bearer_token_env_var, Trusted mode) if the server accepts one"
                     ),
                 }));
             }

@@ -205,6 +205,10 @@ impl Session {
                 method: method.to_owned(),
                 error,
             },
+            mcp_jsonrpc::Error::Unauthorized(source) => Error::Unauthorized {
+                server: self.shared.server.clone(),
+                source,
+            },
             source => Error::Connection {
                 server: self.shared.server.clone(),
                 source,

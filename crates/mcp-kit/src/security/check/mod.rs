@@ -55,7 +55,8 @@ pub enum PolicyError {
     InvalidUrl {
         /// The server's name.
         server: String,
-        /// The configuration field: `url`, `sse_url` or `http_url`.
+        /// The configuration field (`url`, `sse_url` or `http_url`), or the OAuth document field
+        /// the URL came from (`resource_metadata`, `token_endpoint`, …).
         field: &'static str,
         /// What is wrong with it.
         reason: &'static str,
@@ -71,7 +72,8 @@ pub enum PolicyError {
     UnsupportedScheme {
         /// The server's name.
         server: String,
-        /// The configuration field: `url`, `sse_url` or `http_url`.
+        /// The configuration field (`url`, `sse_url` or `http_url`), or the OAuth document field
+        /// the URL came from (`resource_metadata`, `token_endpoint`, …).
         field: &'static str,
         /// The scheme, lowercased.
         scheme: String,
@@ -87,7 +89,8 @@ pub enum PolicyError {
     NonHttps {
         /// The server's name.
         server: String,
-        /// The configuration field: `url`, `sse_url` or `http_url`.
+        /// The configuration field (`url`, `sse_url` or `http_url`), or the OAuth document field
+        /// the URL came from (`resource_metadata`, `token_endpoint`, …).
         field: &'static str,
         /// The URL, redacted (`scheme://host[:port]`).
         url: String,
@@ -106,7 +109,8 @@ pub enum PolicyError {
     UrlCredentials {
         /// The server's name.
         server: String,
-        /// The configuration field: `url`, `sse_url` or `http_url`.
+        /// The configuration field (`url`, `sse_url` or `http_url`), or the OAuth document field
+        /// the URL came from (`resource_metadata`, `token_endpoint`, …).
         field: &'static str,
         /// The URL, redacted (without the credentials).
         url: String,
@@ -123,7 +127,8 @@ pub enum PolicyError {
     Localhost {
         /// The server's name.
         server: String,
-        /// The configuration field: `url`, `sse_url` or `http_url`.
+        /// The configuration field (`url`, `sse_url` or `http_url`), or the OAuth document field
+        /// the URL came from (`resource_metadata`, `token_endpoint`, …).
         field: &'static str,
         /// The URL, redacted.
         url: String,
@@ -143,7 +148,8 @@ pub enum PolicyError {
     NonGlobalIp {
         /// The server's name.
         server: String,
-        /// The configuration field: `url`, `sse_url` or `http_url`.
+        /// The configuration field (`url`, `sse_url` or `http_url`), or the OAuth document field
+        /// the URL came from (`resource_metadata`, `token_endpoint`, …).
         field: &'static str,
         /// The URL, redacted.
         url: String,
@@ -163,7 +169,8 @@ pub enum PolicyError {
     HostNotAllowed {
         /// The server's name.
         server: String,
-        /// The configuration field: `url`, `sse_url` or `http_url`.
+        /// The configuration field (`url`, `sse_url` or `http_url`), or the OAuth document field
+        /// the URL came from (`resource_metadata`, `token_endpoint`, …).
         field: &'static str,
         /// The URL, redacted.
         url: String,
@@ -182,7 +189,8 @@ pub enum PolicyError {
     ResolvesToNonGlobalIp {
         /// The server's name.
         server: String,
-        /// The configuration field: `url`, `sse_url` or `http_url`.
+        /// The configuration field (`url`, `sse_url` or `http_url`), or the OAuth document field
+        /// the URL came from (`resource_metadata`, `token_endpoint`, …).
         field: &'static str,
         /// The URL, redacted.
         url: String,
@@ -205,7 +213,8 @@ pub enum PolicyError {
     DnsLookupFailed {
         /// The server's name.
         server: String,
-        /// The configuration field: `url`, `sse_url` or `http_url`.
+        /// The configuration field (`url`, `sse_url` or `http_url`), or the OAuth document field
+        /// the URL came from (`resource_metadata`, `token_endpoint`, …).
         field: &'static str,
         /// The URL, redacted.
         url: String,
@@ -373,6 +382,23 @@ where
         for (field, target) in lookups {
             check_dns(policy, server, field, &target, resolve).await?;
         }
+    }
+    Ok(())
+}
+
+/// Checks a URL the OAuth flow is about to fetch or open, named by the field it came from
+/// (`resource_metadata`, `authorization_servers`, `token_endpoint`, …), by the rules of a
+/// server's URL: the same refusals, the same messages, the same DNS check.
+#[cfg(feature = "oauth")]
+pub(crate) async fn check_untrusted_url(
+    policy: &UntrustedStreamableHttpPolicy,
+    server: &str,
+    field: &'static str,
+    url: &str,
+) -> Result<(), PolicyError> {
+    let target = check_url(policy, server, field, url)?;
+    if policy.dns_check && !policy.allow_private_ips && matches!(target.host, Host::Domain(_)) {
+        check_dns(policy, server, field, &target, &system_resolve).await?;
     }
     Ok(())
 }

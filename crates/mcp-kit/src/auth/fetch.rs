@@ -1,0 +1,197 @@
+//! The HTTP exchanges of the flow, under the trust policy: every URL is checked before it is
+//! used (in Untrusted mode by the rules of a server's URL, else for an http(s) scheme),
+//! redirects are never followed, and documents have size and time limits.
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use serde_json::Value;
+use url::Url;
+
+use super::AuthError;
+use crate::security::{self, TrustMode, UntrustedStreamableHttpPolicy};
+
+/// The largest metadata document or endpoint answer read.
+pub const MAX_DOCUMENT_BYTES: usize = 64 * 1024;
+/// Bounds each exchange of the flow (connecting, headers and body).
+pub const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// An answer of an endpoint: status, and the body as JSON (`Null` when it is not).
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) status: reqwest::StatusCode,
+    pub(crate) json: Value,
+}
+
+/// The HTTP side of the flow, for one server.
+#[derive(Debug, Clone)]
+pub(crate) struct Fetcher {
+    http: reqwest::Client,
+    pub(crate) server: String,
+    trust: TrustMode,
+    policy: UntrustedStreamableHttpPolicy,
+}
+
+impl Fetcher {
+    pub(crate) fn new(
+        server: &str,
+        trust: TrustMode,
+        policy: UntrustedStreamableHttpPolicy,
+    ) -> Result<Self, AuthError> {
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(EXCHANGE_TIMEOUT)
+            .build()
+            .map_err(|e| AuthError::Agent {
+                server: server.to_owned(),
+                message: format!("cannot build the HTTP client: {e}"),
+            })?;
+        Ok(Self {
+            http,
+            server: server.to_owned(),
+            trust,
+            policy,
+        })
+    }
+
+    /// Checks a URL of the flow before it is fetched or opened, `field` naming where it came
+    /// from; returns it parsed.
+    pub(crate) async fn check(&self, field: &'static str, url: &str) -> Result<Url, AuthError> {
+        let bad = || AuthError::BadUrl {
+            server: self.server.clone(),
+            field,
+            url: mcp_jsonrpc::redact_url(url),
+        };
+        let parsed = Url::parse(url).map_err(|_| bad())?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(bad());
+        }
+        if self.trust == TrustMode::Untrusted {
+            security::check_untrusted_url(&self.policy, &self.server, field, url).await?;
+        }
+        Ok(parsed)
+    }
+
+    fn failed(&self, what: &'static str, url: &Url, message: String) -> AuthError {
+        AuthError::Http {
+            server: self.server.clone(),
+            what,
+            url: mcp_jsonrpc::redact_url(url.as_str()),
+            message,
+        }
+    }
+
+    /// GETs a JSON document: `None` when the server answers with anything but a 2xx JSON
+    /// object (the next well-known URL is then tried); an error when it cannot be reached.
+    pub(crate) async fn document(
+        &self,
+        what: &'static str,
+        url: &Url,
+    ) -> Result<Option<Value>, AuthError> {
+        let request = self
+            .http
+            .get(url.clone())
+            .header(ACCEPT, "application/json");
+        let answer = self.send(what, url, request).await?;
+        Ok((answer.status.is_success() && answer.json.is_object()).then_some(answer.json))
+    }
+
+    /// POSTs a form (`application/x-www-form-urlencoded`), with HTTP Basic client
+    /// authentication when `basic` is given (both parts form-encoded first, RFC 6749 §2.3.1).
+    pub(crate) async fn post_form(
+        &self,
+        what: &'static str,
+        url: &Url,
+        form: &[(&str, &str)],
+        basic: Option<(&str, &str)>,
+        headers: &[(String, String)],
+    ) -> Result<Answer, AuthError> {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let mut request = self
+            .http
+            .post(url.clone())
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(ACCEPT, "application/json")
+            .body(body);
+        if let Some((id, secret)) = basic {
+            let encode =
+                |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+            let pair = format!("{}:{}", encode(id), encode(secret));
+            request = request.header(AUTHORIZATION, format!("Basic {}", STANDARD.encode(pair)));
+        }
+        for (name, value) in headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        self.send(what, url, request).await
+    }
+
+    /// POSTs a JSON document.
+    pub(crate) async fn post_json(
+        &self,
+        what: &'static str,
+        url: &Url,
+        body: &Value,
+    ) -> Result<Answer, AuthError> {
+        let request = self
+            .http
+            .post(url.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json")
+            .body(body.to_string());
+        self.send(what, url, request).await
+    }
+
+    async fn send(
+        &self,
+        what: &'static str,
+        url: &Url,
+        request: reqwest::RequestBuilder,
+    ) -> Result<Answer, AuthError> {
+        let mut response = request
+            .send()
+            .await
+            .map_err(|e| self.failed(what, url, e.without_url().to_string()))?;
+        let status = response.status();
+        if status.is_redirection() {
+            return Err(self.failed(
+                what,
+                url,
+                format!("HTTP {status}: redirects are not followed"),
+            ));
+        }
+        if response
+            .content_length()
+            .is_some_and(|n| n > MAX_DOCUMENT_BYTES as u64)
+        {
+            return Err(self.too_large(what, url));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| self.failed(what, url, e.without_url().to_string()))?
+        {
+            if body.len() + chunk.len() > MAX_DOCUMENT_BYTES {
+                return Err(self.too_large(what, url));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Answer {
+            status,
+            json: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        })
+    }
+
+    fn too_large(&self, what: &'static str, url: &Url) -> AuthError {
+        self.failed(
+            what,
+            url,
+            format!("the answer exceeds {MAX_DOCUMENT_BYTES} bytes"),
+        )
+    }
+}
