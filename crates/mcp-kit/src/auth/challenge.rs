@@ -40,16 +40,19 @@ pub struct BearerChallenge {
     pub error: Option<String>,
     /// The server's explanation, for people.
     pub error_description: Option<String>,
+    /// Whether the server offers the `DPoP` scheme (RFC 9449 §7.1) among its challenges.
+    pub offers_dpop: bool,
 }
 
 impl BearerChallenge {
-    /// The first `Bearer` challenge among the values of the `WWW-Authenticate` headers of a
-    /// response; `None` when there is none.
+    /// The first `Bearer` or `DPoP` challenge (they share these parameters) among the values
+    /// of the `WWW-Authenticate` headers of a response; `None` when there is none.
     pub fn from_headers<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<Self> {
-        let challenge = values
+        let challenges: Vec<Challenge> = values.into_iter().flat_map(parse).collect();
+        let offers_dpop = challenges.iter().any(|c| c.is("DPoP"));
+        let challenge = challenges
             .into_iter()
-            .flat_map(parse)
-            .find(|c| c.is("Bearer"))?;
+            .find(|c| c.is("Bearer") || c.is("DPoP"))?;
         let owned = |name: &str| challenge.param(name).map(str::to_owned);
         Some(BearerChallenge {
             resource_metadata: owned("resource_metadata"),
@@ -58,6 +61,7 @@ impl BearerChallenge {
                 .map(|s| s.split_ascii_whitespace().map(str::to_owned).collect()),
             error: owned("error"),
             error_description: owned("error_description"),
+            offers_dpop,
         })
     }
 

@@ -18,11 +18,13 @@ pub const MAX_DOCUMENT_BYTES: usize = 64 * 1024;
 /// Bounds each exchange of the flow (connecting, headers and body).
 pub const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(15);
 
-/// An answer of an endpoint: status, and the body as JSON (`Null` when it is not).
+/// An answer of an endpoint: status, the body as JSON (`Null` when it is not), and the DPoP
+/// nonce it gave.
 #[derive(Debug)]
 pub(crate) struct Answer {
     pub(crate) status: reqwest::StatusCode,
     pub(crate) json: Value,
+    pub(crate) dpop_nonce: Option<String>,
 }
 
 /// The HTTP side of the flow, for one server.
@@ -157,6 +159,11 @@ impl Fetcher {
             .await
             .map_err(|e| self.failed(what, url, e.without_url().to_string()))?;
         let status = response.status();
+        let dpop_nonce = response
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         if status.is_redirection() {
             return Err(self.failed(
                 what,
@@ -183,6 +190,7 @@ impl Fetcher {
         }
         Ok(Answer {
             status,
+            dpop_nonce,
             json: serde_json::from_slice(&body).unwrap_or(Value::Null),
         })
     }

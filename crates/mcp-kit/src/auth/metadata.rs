@@ -53,6 +53,9 @@ pub struct AuthorizationServerMetadata {
     /// The authorization response carries `iss` (RFC 9207).
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: bool,
+    /// The algorithms of DPoP proofs it accepts (RFC 9449 §5.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
     /// Members not modelled here.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -137,6 +140,13 @@ impl AuthorizationServerMetadata {
                 offered: "absent".to_owned(),
             }),
         }
+    }
+
+    /// Whether it accepts DPoP proofs signed with `alg`.
+    pub fn accepts_dpop(&self, alg: &str) -> bool {
+        self.dpop_signing_alg_values_supported
+            .as_ref()
+            .is_some_and(|algs| algs.iter().any(|a| a == alg))
     }
 
     /// Whether refresh tokens may be asked for with the `offline_access` scope.

@@ -40,6 +40,7 @@ pub mod discovery;
 mod error;
 mod fetch;
 mod flow;
+mod jwt;
 pub mod metadata;
 pub mod pkce;
 pub mod store;
@@ -78,6 +79,77 @@ impl std::fmt::Debug for PreRegisteredClient {
     }
 }
 
+/// How the client obtains tokens.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub enum Grant {
+    /// The authorization code with PKCE, a person authorizing through the
+    /// [`AuthorizationAgent`] (the default).
+    #[default]
+    AuthorizationCode,
+    /// The client credentials grant (machine to machine, no person; extension
+    /// `io.modelcontextprotocol/oauth-client-credentials`).
+    ClientCredentials {
+        /// The client's id at the authorization server.
+        client_id: String,
+        /// How it proves it.
+        credential: ClientCredential,
+    },
+    /// A JWT bearer assertion (RFC 7523 §2.1) issued to this workload by its platform
+    /// (workload identity federation; extension `io.modelcontextprotocol/auth/wif`). A
+    /// refused assertion is final: no retry, no other grant.
+    JwtBearer {
+        /// The assertion.
+        assertion: String,
+        /// The client's id, sent with the request when given.
+        client_id: Option<String>,
+    },
+    /// Enterprise-managed authorization (extension
+    /// `io.modelcontextprotocol/enterprise-managed-authorization`): the user's ID token is
+    /// exchanged at the enterprise identity provider for an identity assertion grant
+    /// (ID-JAG, RFC 8693 token exchange), which the MCP server's authorization server takes
+    /// as a JWT bearer grant from this client.
+    EnterpriseManaged(EnterpriseManaged),
+}
+
+impl std::fmt::Debug for Grant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Grant::AuthorizationCode => "AuthorizationCode",
+            Grant::ClientCredentials { .. } => "ClientCredentials(..)",
+            Grant::JwtBearer { .. } => "JwtBearer(..)",
+            Grant::EnterpriseManaged(_) => "EnterpriseManaged(..)",
+        })
+    }
+}
+
+/// How a client of the client credentials grant proves who it is.
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum ClientCredential {
+    /// A secret (`client_secret_basic`, or `client_secret_post` where Basic is not offered).
+    Secret(String),
+    /// A private key (`private_key_jwt`, RFC 7523 §2.2): a PKCS#8 PEM P-256 key; assertions
+    /// are ES256, addressed to the authorization server's issuer.
+    PrivateKeyJwt(String),
+}
+
+/// What enterprise-managed authorization needs: the identity provider's token endpoint and
+/// this client's identities there and at the MCP server's authorization server.
+#[derive(Clone)]
+pub struct EnterpriseManaged {
+    /// The identity provider's token endpoint (token exchange).
+    pub idp_token_endpoint: String,
+    /// This client's id at the identity provider.
+    pub idp_client_id: String,
+    /// The user's ID token from the identity provider (the subject token).
+    pub id_token: String,
+    /// This client's id at the MCP server's authorization server.
+    pub client_id: String,
+    /// Its secret there (`client_secret_basic`).
+    pub client_secret: String,
+}
+
 /// How the client authorizes: where tokens are kept, who asks the person, and who the client
 /// is.
 #[derive(Clone)]
@@ -94,6 +166,12 @@ pub struct OAuthOptions {
     pub client_metadata_url: Option<String>,
     /// Clients registered beforehand: preferred over any other identity.
     pub clients: Vec<PreRegisteredClient>,
+    /// How tokens are obtained (default: the authorization code).
+    pub grant: Grant,
+    /// Whether tokens are bound to a key of this client (DPoP, RFC 9449) where the server
+    /// challenges with the `DPoP` scheme and its authorization server signs with ES256
+    /// (default `true`; extension `io.modelcontextprotocol/auth/dpop`).
+    pub dpop: bool,
 }
 
 impl std::fmt::Debug for OAuthOptions {
@@ -103,6 +181,8 @@ impl std::fmt::Debug for OAuthOptions {
             .field("client_name", &self.client_name)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("clients", &self.clients)
+            .field("grant", &self.grant)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -117,7 +197,15 @@ impl OAuthOptions {
             client_name: client_name.into(),
             client_metadata_url: None,
             clients: Vec::new(),
+            grant: Grant::AuthorizationCode,
+            dpop: true,
         }
+    }
+
+    /// Obtains tokens with `grant` instead of the authorization code.
+    pub fn with_grant(mut self, grant: Grant) -> Self {
+        self.grant = grant;
+        self
     }
 
     /// Lets `agent` ask the person.

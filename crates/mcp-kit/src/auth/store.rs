@@ -108,6 +108,9 @@ pub struct StoredAuth {
     /// The tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<TokenSet>,
+    /// The private key DPoP-bound tokens are bound to (PKCS#8, base64url).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<String>,
 }
 
 /// Where the flow keeps [`StoredAuth`] records. Implementations must keep them confidential:
@@ -287,6 +290,7 @@ mod tests {
                 expires_at: Some(1_900_000_000),
                 scopes: vec!["read".into()],
             }),
+            dpop_key: None,
         }
     }
 

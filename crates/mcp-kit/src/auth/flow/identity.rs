@@ -148,7 +148,7 @@ fn supports(server: &AuthorizationServerMetadata, method: &str) -> bool {
 
 /// How a client authenticates at the token endpoint: with a secret, Basic when offered, else
 /// in the form; without, `none`.
-fn auth_method(server: &AuthorizationServerMetadata, has_secret: bool) -> String {
+pub(super) fn auth_method(server: &AuthorizationServerMetadata, has_secret: bool) -> String {
     if !has_secret {
         return "none".to_owned();
     }

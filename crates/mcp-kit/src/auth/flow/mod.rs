@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use url::Url;
 
 mod discover;
+mod grants;
 mod identity;
 mod tokens;
 
@@ -24,13 +25,14 @@ use super::agent::AuthorizationAgent;
 use super::challenge::BearerChallenge;
 use super::discovery::{authorization_server_metadata_urls, protected_resource_metadata_urls};
 use super::fetch::Fetcher;
+use super::jwt::SigningKey;
 use super::metadata::{
     AuthorizationServerMetadata, MetadataError, ProtectedResourceMetadata, initial_scopes,
     step_up_scopes,
 };
 use super::pkce::{Pkce, random_token};
 use super::store::{ClientRegistration, StoreKey, StoredAuth, TokenSet};
-use super::{AuthError, OAuthOptions, PreRegisteredClient};
+use super::{AuthError, Grant, OAuthOptions, PreRegisteredClient};
 use crate::security::{TrustMode, UntrustedStreamableHttpPolicy};
 
 /// Step-up authorizations one connection makes before a scope refusal is final.
@@ -59,8 +61,35 @@ struct Inner {
     fetcher: Fetcher,
     options: OAuthOptions,
     state: parking_lot::Mutex<State>,
+    dpop: parking_lot::Mutex<Dpop>,
     /// One authorization at a time: the requests refused meanwhile wait for its token.
     busy: tokio::sync::Mutex<()>,
+}
+
+/// Proof of possession (RFC 9449): the key tokens are bound to, and the servers' nonces.
+#[derive(Default)]
+struct Dpop {
+    /// Whether token requests carry proofs (the server and its authorization server both
+    /// take DPoP).
+    active: bool,
+    key: Option<SigningKey>,
+    /// The authorization server's nonce (§8).
+    as_nonce: Option<String>,
+    /// The MCP server's nonce (§9).
+    rs_nonce: Option<String>,
+}
+
+/// What an authorization is asked for.
+#[derive(Default)]
+struct Request {
+    /// The scopes: the step-up union, or the challenged ones of a first authorization.
+    scopes: Option<Vec<String>>,
+    /// Whether `scopes` are a step-up's (else they are completed from the metadata).
+    step_up: bool,
+    /// The challenge's `resource_metadata`.
+    resource_metadata: Option<String>,
+    /// Whether the server challenged with the DPoP scheme.
+    offers_dpop: bool,
 }
 
 #[derive(Default)]
@@ -69,6 +98,13 @@ struct State {
     /// The scopes of the last authorization request.
     requested: Option<Vec<String>>,
     step_ups: usize,
+}
+
+/// What a grant brought: the tokens, the client that got them, where they came from.
+struct Obtained {
+    tokens: TokenSet,
+    client: Option<ClientRegistration>,
+    token_endpoint: Url,
 }
 
 /// Where the flow stands after discovery.
@@ -102,6 +138,19 @@ impl OAuth {
             server: server.to_owned(),
             message: e.to_string(),
         })?;
+        let key_of = |record: &StoredAuth| {
+            let stored = record.dpop_key.as_deref()?;
+            SigningKey::from_stored(stored)
+                .inspect_err(
+                    |e| tracing::warn!(server, error = %e, "the stored DPoP key is unusable"),
+                )
+                .ok()
+        };
+        let dpop = Dpop {
+            active: record.as_ref().and_then(key_of).is_some(),
+            key: record.as_ref().and_then(key_of),
+            ..Dpop::default()
+        };
         Ok(Self {
             inner: Arc::new(Inner {
                 fetcher: Fetcher::new(server, trust, policy)?,
@@ -112,6 +161,7 @@ impl OAuth {
                     record,
                     ..State::default()
                 }),
+                dpop: parking_lot::Mutex::new(dpop),
                 busy: tokio::sync::Mutex::new(()),
             }),
         })
@@ -135,21 +185,45 @@ impl OAuth {
     /// Why authorization failed.
     pub async fn login(&self) -> Result<TokenSet, AuthError> {
         let _busy = self.inner.busy.lock().await;
-        self.inner.authorize(None, None).await
+        self.inner.authorize(Request::default()).await
     }
 }
 
 impl HttpAuthorizer for OAuth {
-    fn headers(&self, _method: &str, _url: &str) -> Vec<(String, String)> {
+    fn headers(&self, method: &str, url: &str) -> Vec<(String, String)> {
         // The transport sends to this server's endpoint only: the token's own resource.
         let state = self.inner.state.lock();
-        match state.record.as_ref().and_then(|r| r.tokens.as_ref()) {
-            Some(tokens) => vec![(
-                "Authorization".to_owned(),
-                format!("Bearer {}", tokens.access_token),
-            )],
-            None => Vec::new(),
+        let Some(tokens) = state.record.as_ref().and_then(|r| r.tokens.as_ref()) else {
+            return Vec::new();
+        };
+        if tokens.token_type.eq_ignore_ascii_case("DPoP") {
+            let dpop = self.inner.dpop.lock();
+            if let Some(key) = &dpop.key {
+                match key.dpop_proof(
+                    method,
+                    url,
+                    Some(&tokens.access_token),
+                    dpop.rs_nonce.as_deref(),
+                ) {
+                    Ok(proof) => {
+                        return vec![
+                            (
+                                "Authorization".to_owned(),
+                                format!("DPoP {}", tokens.access_token),
+                            ),
+                            ("DPoP".to_owned(), proof),
+                        ];
+                    }
+                    Err(e) => {
+                        tracing::warn!(server = %self.inner.key.server, error = %e, "cannot make a DPoP proof");
+                    }
+                }
+            }
         }
+        vec![(
+            "Authorization".to_owned(),
+            format!("Bearer {}", tokens.access_token),
+        )]
     }
 
     fn challenged<'a>(&'a self, challenge: &'a AuthChallenge) -> AuthFuture<'a> {
@@ -205,6 +279,21 @@ impl Inner {
         }
         let bearer =
             BearerChallenge::from_headers(challenge.www_authenticate.iter().map(String::as_str));
+        if challenge.status == 401
+            && let Some(nonce) = &challenge.dpop_nonce
+            && bearer
+                .as_ref()
+                .is_some_and(|b| b.error.as_deref() == Some("use_dpop_nonce"))
+        {
+            // RFC 9449 §9: the server wants its nonce in the proof; not a reason to
+            // authorize again. A nonce it refuses again is its refusal.
+            let mut dpop = self.dpop.lock();
+            if dpop.rs_nonce.as_ref() == Some(nonce) {
+                return Ok(AuthOutcome::Report);
+            }
+            dpop.rs_nonce = Some(nonce.clone());
+            return Ok(AuthOutcome::Retry);
+        }
         if challenge.status == 403 {
             let Some(bearer) = bearer.filter(BearerChallenge::is_insufficient_scope) else {
                 // A 403 for another reason (a bad Origin, a policy): not for OAuth to answer.
@@ -233,49 +322,100 @@ impl Inner {
                 });
             }
             self.state.lock().step_ups += 1;
-            let scopes = step_up_scopes(&previous, &challenged);
-            self.authorize(Some(scopes), bearer.resource_metadata.as_deref())
-                .await?;
+            self.authorize(Request {
+                scopes: Some(step_up_scopes(&previous, &challenged)),
+                step_up: true,
+                resource_metadata: bearer.resource_metadata.clone(),
+                offers_dpop: bearer.offers_dpop,
+            })
+            .await?;
             return Ok(AuthOutcome::Retry);
         }
         let bearer = bearer.unwrap_or_default();
         if refused_token.is_some() && self.refresh().await? {
             return Ok(AuthOutcome::Retry);
         }
-        let scopes = bearer.scope.clone();
-        self.authorize_initial(scopes, bearer.resource_metadata.as_deref())
-            .await?;
+        self.authorize(Request {
+            scopes: bearer.scope.clone(),
+            step_up: false,
+            resource_metadata: bearer.resource_metadata.clone(),
+            offers_dpop: bearer.offers_dpop,
+        })
+        .await?;
         Ok(AuthOutcome::Retry)
     }
 
-    /// A first authorization: the challenged scopes, else the resource's.
-    async fn authorize_initial(
-        &self,
-        challenged: Option<Vec<String>>,
-        resource_metadata: Option<&str>,
-    ) -> Result<TokenSet, AuthError> {
-        self.authorize_with(challenged, resource_metadata, false)
-            .await
+    /// Obtains tokens with the configured grant, and keeps them.
+    async fn authorize(&self, request: Request) -> Result<TokenSet, AuthError> {
+        let found = self.discover(request.resource_metadata.as_deref()).await?;
+        self.arm_dpop(&found, request.offers_dpop)?;
+        let mut scopes = if request.step_up {
+            request.scopes
+        } else {
+            initial_scopes(request.scopes.as_deref(), &found.resource)
+        };
+        let obtained = match &self.options.grant {
+            Grant::AuthorizationCode => {
+                if let Some(scopes) = scopes.as_mut()
+                    && found.server.offers_offline_access()
+                    && !scopes.iter().any(|s| s == "offline_access")
+                {
+                    scopes.push("offline_access".to_owned());
+                }
+                self.code_grant(&found, scopes.as_deref()).await?
+            }
+            grant => self.direct_grant(&found, grant, scopes.as_deref()).await?,
+        };
+        let Obtained {
+            tokens,
+            mut client,
+            token_endpoint,
+        } = obtained;
+        if let Some(client) = client.as_mut()
+            && self.configured(&client.client_id).is_some()
+        {
+            // The configuration keeps a configured client's secret.
+            client.client_secret = None;
+        }
+        let dpop_key = {
+            let dpop = self.dpop.lock();
+            dpop.key
+                .as_ref()
+                .filter(|_| tokens.token_type.eq_ignore_ascii_case("DPoP"))
+                .map(SigningKey::to_stored)
+        };
+        self.save(StoredAuth {
+            issuer: found.issuer.clone(),
+            resource: found.resource.resource.clone(),
+            token_endpoint: Some(token_endpoint.to_string()),
+            client,
+            tokens: Some(tokens.clone()),
+            dpop_key,
+        })?;
+        self.state.lock().requested = scopes;
+        Ok(tokens)
     }
 
-    /// Authorizes with `scopes` (a step-up), or the initial selection when `None`.
-    async fn authorize(
-        &self,
-        scopes: Option<Vec<String>>,
-        resource_metadata: Option<&str>,
-    ) -> Result<TokenSet, AuthError> {
-        let step_up = scopes.is_some();
-        self.authorize_with(scopes, resource_metadata, step_up)
-            .await
+    /// Turns DPoP on for the token requests to come when the server challenged with it, its
+    /// authorization server takes ES256 proofs, and the options allow it; a key is made once.
+    fn arm_dpop(&self, found: &Discovered, offered: bool) -> Result<(), AuthError> {
+        let mut dpop = self.dpop.lock();
+        dpop.active = self.options.dpop && offered && found.server.accepts_dpop("ES256");
+        if dpop.active && dpop.key.is_none() {
+            dpop.key = Some(SigningKey::generate().map_err(|message| AuthError::Agent {
+                server: self.server(),
+                message,
+            })?);
+        }
+        Ok(())
     }
 
-    async fn authorize_with(
+    /// The authorization code flow: a person authorizes through the agent.
+    async fn code_grant(
         &self,
-        scopes: Option<Vec<String>>,
-        resource_metadata: Option<&str>,
-        step_up: bool,
-    ) -> Result<TokenSet, AuthError> {
-        let found = self.discover(resource_metadata).await?;
+        found: &Discovered,
+        scopes: Option<&[String]>,
+    ) -> Result<Obtained, AuthError> {
         let agent = self
             .options
             .agent
@@ -283,22 +423,11 @@ impl Inner {
             .ok_or_else(|| AuthError::LoginRequired {
                 server: self.server(),
             })?;
-        let mut scopes = if step_up {
-            scopes
-        } else {
-            initial_scopes(scopes.as_deref(), &found.resource)
-        };
-        if let Some(scopes) = scopes.as_mut()
-            && found.server.offers_offline_access()
-            && !scopes.iter().any(|s| s == "offline_access")
-        {
-            scopes.push("offline_access".to_owned());
-        }
-        let client = self.client_identity(&found, agent.as_ref()).await?;
+        let client = self.client_identity(found, agent.as_ref()).await?;
         let code = self
-            .authorization_code(&found, &client, agent.as_ref(), scopes.as_deref())
+            .authorization_code(found, &client, agent.as_ref(), scopes)
             .await?;
-        let token_endpoint = self.endpoint(&found, "token_endpoint").await?;
+        let token_endpoint = self.endpoint(found, "token_endpoint").await?;
         let form = vec![
             ("grant_type", "authorization_code".to_owned()),
             ("code", code.code),
@@ -307,23 +436,13 @@ impl Inner {
             ("resource", found.resource.resource.clone()),
         ];
         let tokens = self
-            .token_request(&token_endpoint, &client, form, scopes.as_deref())
+            .token_request(&token_endpoint, Some(&client), form, scopes)
             .await?;
-        let mut client = client;
-        if self.configured(&client.client_id).is_some() {
-            // The configuration keeps a configured client's secret.
-            client.client_secret = None;
-        }
-        let record = StoredAuth {
-            issuer: found.issuer.clone(),
-            resource: found.resource.resource.clone(),
-            token_endpoint: Some(token_endpoint.to_string()),
+        Ok(Obtained {
+            tokens,
             client: Some(client),
-            tokens: Some(tokens.clone()),
-        };
-        self.save(record)?;
-        self.state.lock().requested = scopes;
-        Ok(tokens)
+            token_endpoint,
+        })
     }
 
     /// The configured client with this id.

@@ -2,6 +2,7 @@
 //! exchange and refresh.
 
 use super::*;
+use crate::auth::fetch::Answer;
 
 impl Inner {
     // ----- authorization code --------------------------------------------------------------
@@ -90,30 +91,52 @@ impl Inner {
     pub(super) async fn token_request(
         &self,
         endpoint: &Url,
-        client: &ClientRegistration,
+        client: Option<&ClientRegistration>,
         mut form: Vec<(&'static str, String)>,
         requested: Option<&[String]>,
     ) -> Result<TokenSet, AuthError> {
-        let basic = client.token_endpoint_auth_method == "client_secret_basic";
-        match (
-            client.token_endpoint_auth_method.as_str(),
-            &client.client_secret,
-        ) {
-            ("client_secret_basic", Some(_)) => {}
-            ("client_secret_post", Some(secret)) => {
-                form.push(("client_id", client.client_id.clone()));
-                form.push(("client_secret", secret.clone()));
+        let mut basic = None;
+        if let Some(client) = client {
+            match (
+                client.token_endpoint_auth_method.as_str(),
+                &client.client_secret,
+            ) {
+                ("client_secret_basic", Some(secret)) => {
+                    basic = Some((client.client_id.as_str(), secret.as_str()));
+                }
+                ("client_secret_post", Some(secret)) => {
+                    form.push(("client_id", client.client_id.clone()));
+                    form.push(("client_secret", secret.clone()));
+                }
+                // The assertion identifies the client (RFC 7521 §4.2).
+                ("private_key_jwt", _) => {}
+                _ => form.push(("client_id", client.client_id.clone())),
             }
-            _ => form.push(("client_id", client.client_id.clone())),
         }
         let pairs: Vec<(&str, &str)> = form.iter().map(|(n, v)| (*n, v.as_str())).collect();
-        let credentials = basic
-            .then(|| Some((client.client_id.as_str(), client.client_secret.as_deref()?)))
-            .flatten();
-        let answer = self
+        let mut answer = self
             .fetcher
-            .post_form("the token request", endpoint, &pairs, credentials, &[])
+            .post_form(
+                "the token request",
+                endpoint,
+                &pairs,
+                basic,
+                &self.token_proof(endpoint)?,
+            )
             .await?;
+        if self.note_as_nonce(&answer) {
+            // RFC 9449 §8: the proof must carry the authorization server's nonce.
+            answer = self
+                .fetcher
+                .post_form(
+                    "the token request",
+                    endpoint,
+                    &pairs,
+                    basic,
+                    &self.token_proof(endpoint)?,
+                )
+                .await?;
+        }
         if !answer.status.is_success() {
             return Err(self.refused("the token request", &answer.json, answer.status));
         }
@@ -175,7 +198,7 @@ impl Inner {
             ("resource", record.resource.clone()),
         ];
         match self
-            .token_request(&endpoint, &client, form, Some(&tokens.scopes))
+            .token_request(&endpoint, Some(&client), form, Some(&tokens.scopes))
             .await
         {
             Ok(mut fresh) => {
@@ -193,6 +216,38 @@ impl Inner {
             }
             Err(other) => Err(other),
         }
+    }
+
+    /// The `DPoP` header of a token request, when DPoP is on.
+    fn token_proof(&self, endpoint: &Url) -> Result<Vec<(String, String)>, AuthError> {
+        let dpop = self.dpop.lock();
+        let Some(key) = dpop.key.as_ref().filter(|_| dpop.active) else {
+            return Ok(Vec::new());
+        };
+        let proof = key
+            .dpop_proof("POST", endpoint.as_str(), None, dpop.as_nonce.as_deref())
+            .map_err(|message| AuthError::Agent {
+                server: self.server(),
+                message,
+            })?;
+        Ok(vec![("DPoP".to_owned(), proof)])
+    }
+
+    /// Keeps the nonce a token endpoint gave; `true` when it refused the proof for want of
+    /// it (`use_dpop_nonce`), the request then being due again.
+    fn note_as_nonce(&self, answer: &Answer) -> bool {
+        let Some(nonce) = &answer.dpop_nonce else {
+            return false;
+        };
+        let mut dpop = self.dpop.lock();
+        if !dpop.active {
+            return false;
+        }
+        let fresh = dpop.as_nonce.as_ref() != Some(nonce);
+        dpop.as_nonce = Some(nonce.clone());
+        fresh
+            && answer.status == reqwest::StatusCode::BAD_REQUEST
+            && answer.json.get("error").and_then(Value::as_str) == Some("use_dpop_nonce")
     }
 
     pub(super) fn refused(
