@@ -347,3 +347,67 @@ async fn every_other_listed_version_of_each_scenario() {
         failures.join("\n\n")
     );
 }
+
+/// No token, secret or code of the OAuth flow reaches the client's log, at any level: the
+/// authorization scenarios run with `RUST_LOG=trace` (every crate: reqwest, hyper, rustls and
+/// ours), and the log the suite saved is searched for the values the suite's servers hand out
+/// (access tokens `test-token-…` and `cc-token-…`, the authorization code, the registered
+/// client's secret, the pre-registered and client-credentials secrets).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_secret_of_the_oauth_flow_reaches_the_log_at_trace_level() {
+    let _serial = SERIAL.lock().await;
+    const SECRETS: &[&str] = &[
+        "test-token-",
+        "cc-token-",
+        "test-auth-code",
+        "test-client-secret",
+        "pre-registered-secret",
+        "conformance-test-secret",
+    ];
+    let command = format!("env RUST_LOG=trace {CLIENT}");
+    let out = tempfile::tempdir().expect("a temporary directory");
+    for (i, scenario) in [
+        "auth/token-endpoint-auth-basic",
+        "auth/pre-registration",
+        "auth/scope-step-up",
+        "auth/client-credentials-basic",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let dir = out.path().join(format!("trace-{i}"));
+        let dir_arg = dir.to_str().expect("a UTF-8 path");
+        let output = conformance(&[
+            "client",
+            "--command",
+            &command,
+            "--scenario",
+            scenario,
+            "--spec-version",
+            "2026-07-28",
+            "--force",
+            "-o",
+            dir_arg,
+        ])
+        .await;
+        let log = client_log(&dir);
+        assert!(
+            output.status.success(),
+            "{scenario} failed with RUST_LOG=trace:\n{}{}\n{log}",
+            text(&output.stdout),
+            text(&output.stderr)
+        );
+        assert!(
+            log.contains("TRACE"),
+            "{scenario}: the client logged nothing at trace level (is RUST_LOG passed on?):\n{log}"
+        );
+        for secret in SECRETS {
+            let leaks: Vec<&str> = log.lines().filter(|l| l.contains(secret)).collect();
+            assert!(
+                leaks.is_empty(),
+                "{scenario}: `{secret}` appears in the client's log:\n{}",
+                leaks.join("\n")
+            );
+        }
+    }
+}

@@ -142,18 +142,62 @@ fn oauth_for(
     {
         return Ok(None);
     }
+    let options = with_server_settings(options.clone(), policy.trust_mode, server, http)?;
     crate::auth::OAuth::new(
         server,
         http.urls.http_url(),
         policy.trust_mode,
         policy.untrusted_http.clone(),
-        options.clone(),
+        options,
     )
     .map(Some)
     .map_err(|e| Error::Unauthorized {
         server: server.to_owned(),
         source: std::sync::Arc::new(e),
     })
+}
+
+/// The manager's OAuth options with a server's `oauth` settings applied: its pre-registered
+/// client (preferred; its secret read from the environment, Trusted mode only — the policy
+/// refused it otherwise), its scopes, its redirect port.
+#[cfg(feature = "oauth")]
+fn with_server_settings(
+    mut options: crate::auth::OAuthOptions,
+    trust: TrustMode,
+    server: &str,
+    http: &StreamableHttpServer,
+) -> Result<crate::auth::OAuthOptions, Error> {
+    let Some(settings) = &http.oauth else {
+        return Ok(options);
+    };
+    if let Some(client_id) = &settings.client_id {
+        let client_secret = match (&settings.client_secret_env_var, trust) {
+            (Some(var), TrustMode::Trusted) => {
+                Some(std::env::var(var).map_err(|_| Error::MissingEnvVar {
+                    server: server.to_owned(),
+                    var: var.clone(),
+                })?)
+            }
+            _ => None,
+        };
+        options.clients.insert(
+            0,
+            crate::auth::PreRegisteredClient {
+                issuer: settings.issuer.clone(),
+                client_id: client_id.clone(),
+                client_secret,
+            },
+        );
+    }
+    if settings.scopes.is_some() {
+        options.scopes.clone_from(&settings.scopes);
+    }
+    if let Some(port) = settings.redirect_port
+        && let Some(agent) = options.agent.as_ref().and_then(|a| a.on_port(port))
+    {
+        options.agent = Some(agent);
+    }
+    Ok(options)
 }
 
 /// [`Manager::oauth`](crate::Manager::oauth): the authorizer of `server`, through the same

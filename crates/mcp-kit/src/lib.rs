@@ -70,9 +70,9 @@ mod session;
 pub mod terminal;
 
 pub use config::{
-    ClientConfig, Config, ConfigError, ConfigFormat, HttpUrls, Input, Root, ServerConfig,
-    SkipReason, SkippedServer, StdioServer, StdoutLogConfig, StreamableHttpServer, Transport,
-    UnixServer,
+    ClientConfig, Config, ConfigError, ConfigFormat, HttpUrls, Input, OAuthSettings, Root,
+    ServerConfig, SkipReason, SkippedServer, StdioServer, StdoutLogConfig, StreamableHttpServer,
+    Transport, UnixServer,
 };
 pub use error::Error;
 pub use handlers::{

@@ -550,6 +550,7 @@ async fn v1_every_field() {
             http_headers: map(&[("X-Client", "my-app")]),
             bearer_token_env_var: Some("MCP_TOKEN".into()),
             env_http_headers: map(&[("X-Api-Key", "MCP_API_KEY")]),
+            oauth: None,
         }),
     );
     servers.insert(
@@ -1325,6 +1326,7 @@ async fn mcp_servers_wrapper() {
         http_headers: map(&[("Authorization", "Bearer sk-...")]),
         bearer_token_env_var: None,
         env_http_headers: BTreeMap::new(),
+        oauth: None,
     };
     assert_eq!(
         config.servers["litellm"],
@@ -2008,6 +2010,7 @@ fn server_config_expanded() {
         http_headers: map(&[("X-A", &var)]),
         bearer_token_env_var: Some("${MCP_ROOT}".into()),
         env_http_headers: map(&[("X-B", "${MCP_ROOT}")]),
+        oauth: None,
     });
     assert_eq!(
         http.expanded(root).unwrap(),
@@ -2016,6 +2019,7 @@ fn server_config_expanded() {
             http_headers: map(&[("X-A", &value)]),
             bearer_token_env_var: Some("${MCP_ROOT}".into()),
             env_http_headers: map(&[("X-B", "${MCP_ROOT}")]),
+            oauth: None,
         })
     );
 
@@ -2228,6 +2232,7 @@ async fn guide_examples_parse() {
             http_headers: map(&[("X-Client", "my-app")]),
             bearer_token_env_var: Some("MCP_TOKEN".into()),
             env_http_headers: map(&[("X-Api-Key", "MCP_API_KEY")]),
+            oauth: None,
         })
     );
 
@@ -2347,4 +2352,75 @@ async fn vs_code_inputs_and_env_file() {
         .unwrap_err();
     assert!(matches!(error, ConfigError::EnvFile { .. }), "{error}");
     assert!(!error.to_string().contains("k-123"));
+}
+
+#[tokio::test]
+async fn oauth_settings_of_an_http_server() {
+    let server = server_ok(json!({
+        "transport": "streamable_http",
+        "url": "https://mcp.example.com/mcp",
+        "oauth": {
+            "client_id": "registered",
+            "client_secret_env_var": "OAUTH_SECRET",
+            "issuer": "https://auth.example.com",
+            "scopes": ["repo", "read:org"],
+            "redirect_port": 8976
+        }
+    }))
+    .await;
+    let ServerConfig::StreamableHttp(http) = server else {
+        panic!("an http server: {server:?}");
+    };
+    assert_eq!(
+        http.oauth,
+        Some(mcp_kit::OAuthSettings {
+            client_id: Some("registered".into()),
+            client_secret_env_var: Some("OAUTH_SECRET".into()),
+            issuer: Some("https://auth.example.com".into()),
+            scopes: Some(vec!["repo".into(), "read:org".into()]),
+            redirect_port: Some(8976),
+        })
+    );
+    let bad = |oauth: serde_json::Value| {
+        server_err(json!({
+            "transport": "streamable_http",
+            "url": "https://mcp.example.com/mcp",
+            "oauth": oauth
+        }))
+    };
+    assert_eq!(
+        bad(json!({"client": "x"})).await,
+        invalid(
+            "servers.s.oauth",
+            "unknown field `client`, expected one of `client_id`, `client_secret_env_var`, \
+             `issuer`, `scopes`, `redirect_port` (mcp.json v1 refuses unknown fields: remove it \
+             or fix its spelling)"
+        )
+    );
+    assert_eq!(
+        bad(json!({"redirect_port": 0})).await,
+        invalid(
+            "servers.s.oauth",
+            "`redirect_port` must be an integer from 1 to 65535, got 0"
+        )
+    );
+    assert_eq!(
+        bad(json!({"scopes": ["repo read:org"]})).await,
+        invalid(
+            "servers.s.oauth",
+            "`scopes` items are single scopes: `repo read:org` holds a space (split it)"
+        )
+    );
+    assert_eq!(
+        bad(json!({"client_secret_env_var": "S"})).await,
+        invalid(
+            "servers.s.oauth",
+            "`client_secret_env_var` and `issuer` describe a pre-registered client: set \
+             `client_id` too"
+        )
+    );
+    assert_eq!(
+        bad(json!("yes")).await,
+        invalid("servers.s", "`oauth` must be a JSON object, got a string")
+    );
 }

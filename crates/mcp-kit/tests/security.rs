@@ -464,6 +464,20 @@ async fn env_secrets() {
              env_http_headers for header `X-Api-Key`; {TRUST_HINT}"
         )
     );
+
+    let mut server = http_server("https://mcp.example.com/mcp");
+    server.oauth = Some(mcp_kit::OAuthSettings {
+        client_id: Some("registered".into()),
+        client_secret_env_var: Some("OAUTH_SECRET".into()),
+        ..Default::default()
+    });
+    assert_eq!(
+        refusal(ServerConfig::StreamableHttp(server)).await,
+        format!(
+            "refusing to read oauth client secret env var in untrusted mode: server `remote`, \
+             oauth.client_secret_env_var `OAUTH_SECRET`; {TRUST_HINT}"
+        )
+    );
 }
 
 fn dns_check(

@@ -26,6 +26,13 @@ pub trait AuthorizationAgent: Send + Sync + 'static {
     /// returns the URL the authorization server redirected to (the redirect URI with `code`,
     /// `state` and `iss`, or `error`). An error is a message for the user.
     fn authorize<'a>(&'a self, url: &'a Url) -> AgentFuture<'a>;
+
+    /// The same agent redirected to `port` (a server's `oauth.redirect_port`), for agents
+    /// that listen on one; `None` (the default) keeps this one.
+    fn on_port(&self, port: u16) -> Option<Arc<dyn AuthorizationAgent>> {
+        let _ = port;
+        None
+    }
 }
 
 /// For an authorization server that approves at once: GETs the authorization URL without
@@ -130,6 +137,13 @@ impl LoopbackAgent {
 impl AuthorizationAgent for LoopbackAgent {
     fn redirect_uri(&self) -> String {
         format!("http://127.0.0.1:{}/callback", self.port)
+    }
+
+    fn on_port(&self, port: u16) -> Option<Arc<dyn AuthorizationAgent>> {
+        Some(Arc::new(Self {
+            port,
+            ..self.clone()
+        }))
     }
 
     fn authorize<'a>(&'a self, url: &'a Url) -> AgentFuture<'a> {

@@ -203,3 +203,122 @@ impl Fetcher {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fetcher(trust: TrustMode, policy: UntrustedStreamableHttpPolicy) -> Fetcher {
+        Fetcher::new("remote", trust, policy).unwrap()
+    }
+
+    async fn refusal(fetcher: &Fetcher, field: &'static str, url: &str) -> String {
+        fetcher.check(field, url).await.unwrap_err().to_string()
+    }
+
+    /// Every URL of the flow meets the trust policy with the refusals (and messages) of a
+    /// server's URL, naming the field it came from; in trusted mode it must still be http(s).
+    #[tokio::test]
+    async fn each_url_of_the_flow_is_refused_as_a_servers_url_would_be() {
+        const TRUST: &str = "rerun with --trust (CLI) or use TrustMode::Trusted (code)";
+        let untrusted = fetcher(
+            TrustMode::Untrusted,
+            UntrustedStreamableHttpPolicy::default(),
+        );
+        let cases = [
+            (
+                "resource_metadata",
+                "http://mcp.example.com/.well-known/oauth-protected-resource",
+                "refusing to connect non-https streamable http url in untrusted mode: server \
+                 `remote`, field `resource_metadata`, url `http://mcp.example.com/…`; use \
+                 https://, or rerun with --allow-http (CLI) / UntrustedStreamableHttpPolicy { \
+                 require_https: false, .. } (code)"
+                    .to_owned(),
+            ),
+            (
+                "authorization_servers",
+                "https://auth.localhost",
+                "refusing to connect localhost/local/single-label domain in untrusted mode: \
+                 server `remote`, field `authorization_servers`, url `https://auth.localhost`, \
+                 host `auth.localhost`; rerun with --allow-localhost (CLI) / \
+                 UntrustedStreamableHttpPolicy { allow_localhost: true, .. } (code), or with \
+                 --trust (--allow-host does not lift this rule)"
+                    .to_owned(),
+            ),
+            (
+                "token_endpoint",
+                "https://10.0.0.1/token?x=1",
+                "refusing to connect non-global ip in untrusted mode: server `remote`, field \
+                 `token_endpoint`, url `https://10.0.0.1/…`, ip `10.0.0.1`; rerun with \
+                 --allow-private-ip (CLI) / UntrustedStreamableHttpPolicy { allow_private_ips: \
+                 true, .. } (code), or with --trust"
+                    .to_owned(),
+            ),
+            (
+                "authorization_endpoint",
+                "https://user:pw@auth.example.com/authorize",
+                format!(
+                    "refusing to connect streamable http url with credentials in untrusted mode: \
+                     server `remote`, field `authorization_endpoint`, url \
+                     `https://auth.example.com/…` (credentials not shown); remove the user:pass@ \
+                     part, or {TRUST}"
+                ),
+            ),
+            (
+                "token_endpoint",
+                "https://bücher.example/token",
+                format!(
+                    "refusing to connect unparsable streamable http url in untrusted mode: server \
+                     `remote`, field `token_endpoint`: non-ASCII hosts are not supported in \
+                     untrusted mode (write them in punycode, xn--…); write it as \
+                     https://host[:port]/path with an ASCII (punycode) host, or {TRUST}"
+                ),
+            ),
+            (
+                "authorization_endpoint",
+                "javascript:alert(1)",
+                "mcp server `remote`: the authorization_endpoint `javascript:alert(1)` is not an \
+                 http(s) URL"
+                    .to_owned(),
+            ),
+        ];
+        for (field, url, message) in cases {
+            assert_eq!(
+                refusal(&untrusted, field, url).await,
+                message,
+                "{field} {url}"
+            );
+        }
+        let allowlist = fetcher(
+            TrustMode::Untrusted,
+            UntrustedStreamableHttpPolicy {
+                allowed_hosts: vec!["example.com".into()],
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            refusal(
+                &allowlist,
+                "registration_endpoint",
+                "https://evil.test/register"
+            )
+            .await,
+            "refusing to connect host not in allowlist in untrusted mode: server `remote`, field \
+             `registration_endpoint`, url `https://evil.test/…`, host `evil.test`; add it with \
+             --allow-host evil.test (CLI) / UntrustedStreamableHttpPolicy::allowed_hosts (code), \
+             or rerun with --trust"
+        );
+        let trusted = fetcher(TrustMode::Trusted, UntrustedStreamableHttpPolicy::default());
+        assert!(
+            trusted
+                .check("token_endpoint", "http://localhost:1/token")
+                .await
+                .is_ok()
+        );
+        assert_eq!(
+            refusal(&trusted, "authorization_endpoint", "file:///etc/passwd").await,
+            "mcp server `remote`: the authorization_endpoint `file:///etc/passwd` is not an \
+             http(s) URL"
+        );
+    }
+}

@@ -166,6 +166,9 @@ pub struct OAuthOptions {
     pub client_metadata_url: Option<String>,
     /// Clients registered beforehand: preferred over any other identity.
     pub clients: Vec<PreRegisteredClient>,
+    /// The scopes of a first authorization, instead of the specification's choice (the
+    /// challenge's, else all the server publishes); a challenge's scopes are added to them.
+    pub scopes: Option<Vec<String>>,
     /// How tokens are obtained (default: the authorization code).
     pub grant: Grant,
     /// Whether tokens are bound to a key of this client (DPoP, RFC 9449) where the server
@@ -181,6 +184,7 @@ impl std::fmt::Debug for OAuthOptions {
             .field("client_name", &self.client_name)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("clients", &self.clients)
+            .field("scopes", &self.scopes)
             .field("grant", &self.grant)
             .field("dpop", &self.dpop)
             .finish_non_exhaustive()
@@ -197,6 +201,7 @@ impl OAuthOptions {
             client_name: client_name.into(),
             client_metadata_url: None,
             clients: Vec::new(),
+            scopes: None,
             grant: Grant::AuthorizationCode,
             dpop: true,
         }

@@ -239,6 +239,7 @@ fn entry(
                 http_headers,
                 bearer_token_env_var: None,
                 env_http_headers: BTreeMap::new(),
+                oauth: None,
             }))
         }
     }

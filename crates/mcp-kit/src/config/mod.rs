@@ -248,6 +248,29 @@ pub struct StreamableHttpServer {
     pub bearer_token_env_var: Option<String>,
     /// Header name → name of the environment variable holding its value; Trusted mode only.
     pub env_http_headers: BTreeMap<String, String>,
+    /// How the client authorizes at this server with OAuth (`oauth`), when set.
+    pub oauth: Option<OAuthSettings>,
+}
+
+/// A server's `oauth` settings: a client registered with its authorization server
+/// beforehand, the scopes to ask for, the loopback redirect port. Used when OAuth is on
+/// (`Manager::with_oauth`, feature `oauth`; mcpctl turns it on).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthSettings {
+    /// The `client_id` of a client registered beforehand (else the client registers itself).
+    pub client_id: Option<String>,
+    /// Name of an environment variable holding that client's secret; read in Trusted mode
+    /// only.
+    pub client_secret_env_var: Option<String>,
+    /// The issuer the client is registered at: its credentials go to that authorization
+    /// server only.
+    pub issuer: Option<String>,
+    /// The scopes of a first authorization (default: what the server asks for, else all it
+    /// publishes).
+    pub scopes: Option<Vec<String>>,
+    /// The port of the loopback redirect (`http://127.0.0.1:PORT/callback`), for an
+    /// authorization server that registered another than the default.
+    pub redirect_port: Option<u16>,
 }
 
 /// Where a streamable HTTP server listens.
@@ -345,6 +368,7 @@ impl ServerConfig {
             http_headers: BTreeMap::new(),
             bearer_token_env_var: None,
             env_http_headers: BTreeMap::new(),
+            oauth: None,
         })
     }
 
@@ -358,6 +382,7 @@ impl ServerConfig {
             http_headers: BTreeMap::new(),
             bearer_token_env_var: None,
             env_http_headers: BTreeMap::new(),
+            oauth: None,
         })
     }
 }

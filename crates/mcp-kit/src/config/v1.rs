@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 
 use super::json::{Ctx, has_parent_dir, kind, quoted};
 use super::{
-    ClientConfig, ConfigError, HttpUrls, Root, ServerConfig, StdioServer, StdoutLogConfig,
-    StreamableHttpServer, Transport, UnixServer,
+    ClientConfig, ConfigError, HttpUrls, OAuthSettings, Root, ServerConfig, StdioServer,
+    StdoutLogConfig, StreamableHttpServer, Transport, UnixServer,
 };
 
 const TOP_FIELDS: &[&str] = &["version", "client", "servers"];
@@ -24,6 +24,14 @@ const HTTP_FIELDS: &[&str] = &[
     "http_headers",
     "bearer_token_env_var",
     "env_http_headers",
+    "oauth",
+];
+const OAUTH_FIELDS: &[&str] = &[
+    "client_id",
+    "client_secret_env_var",
+    "issuer",
+    "scopes",
+    "redirect_port",
 ];
 const TRANSPORTS: [Transport; 3] = [Transport::Stdio, Transport::Unix, Transport::StreamableHttp];
 
@@ -409,10 +417,64 @@ fn http(
         .map(|v| ctx.header_map(at, "env_http_headers", v, true))
         .transpose()?
         .unwrap_or_default();
+    let oauth = present(object, "oauth")
+        .map(|v| oauth(ctx, at, v))
+        .transpose()?;
     Ok(StreamableHttpServer {
         urls,
         http_headers,
         bearer_token_env_var,
         env_http_headers,
+        oauth,
     })
+}
+
+/// A server's `oauth` object.
+fn oauth(ctx: Ctx<'_>, server_at: &str, value: &Value) -> Result<OAuthSettings, ConfigError> {
+    let at = format!("{server_at}.oauth");
+    let object = ctx.object(server_at, "oauth", value)?;
+    deny_unknown(ctx, &at, object, OAUTH_FIELDS)?;
+    let text = |field: &str| {
+        present(object, field)
+            .map(|v| ctx.non_empty_string(&at, field, v))
+            .transpose()
+    };
+    let scopes = present(object, "scopes")
+        .map(|v| ctx.string_array(&at, "scopes", v))
+        .transpose()?;
+    if let Some(scope) = scopes.iter().flatten().find(|s| s.contains(' ')) {
+        return Err(ctx.invalid(
+            &at,
+            format!("`scopes` items are single scopes: `{scope}` holds a space (split it)"),
+        ));
+    }
+    let redirect_port = match present(object, "redirect_port") {
+        None => None,
+        Some(value) => match value.as_u64().map(u16::try_from) {
+            Some(Ok(port)) if port > 0 => Some(port),
+            _ => {
+                return Err(ctx.invalid(
+                    &at,
+                    format!("`redirect_port` must be an integer from 1 to 65535, got {value}"),
+                ));
+            }
+        },
+    };
+    let settings = OAuthSettings {
+        client_id: text("client_id")?,
+        client_secret_env_var: text("client_secret_env_var")?,
+        issuer: text("issuer")?,
+        scopes,
+        redirect_port,
+    };
+    if settings.client_id.is_none()
+        && (settings.client_secret_env_var.is_some() || settings.issuer.is_some())
+    {
+        return Err(ctx.invalid(
+            &at,
+            "`client_secret_env_var` and `issuer` describe a pre-registered client: set \
+             `client_id` too",
+        ));
+    }
+    Ok(settings)
 }

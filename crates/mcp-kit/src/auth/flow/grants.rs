@@ -91,7 +91,10 @@ impl Inner {
                     redirect_uri: String::new(),
                 }
             }
-            Grant::AuthorizationCode => return self.code_grant(found, scopes).await,
+            Grant::AuthorizationCode => {
+                let agent = self.options.agent.clone();
+                return self.code_grant(found, scopes, agent).await;
+            }
         };
         let tokens = self
             .token_request(&token_endpoint, Some(&client), form, scopes)

@@ -90,6 +90,8 @@ struct Request {
     resource_metadata: Option<String>,
     /// Whether the server challenged with the DPoP scheme.
     offers_dpop: bool,
+    /// The agent to use instead of the options' (logging in).
+    agent: Option<Arc<dyn AuthorizationAgent>>,
 }
 
 #[derive(Default)]
@@ -178,7 +180,7 @@ impl OAuth {
     }
 
     /// Authorizes now, whatever tokens are held (logging in): discovery from the server's
-    /// well-known URLs, then the code flow.
+    /// well-known URLs, then the configured grant; the tokens are stored.
     ///
     /// # Errors
     ///
@@ -186,6 +188,47 @@ impl OAuth {
     pub async fn login(&self) -> Result<TokenSet, AuthError> {
         let _busy = self.inner.busy.lock().await;
         self.inner.authorize(Request::default()).await
+    }
+
+    /// [`login`](Self::login) with `agent` asking the person, whatever agent the options
+    /// have (a CLI's `login` command, when other commands run without one).
+    ///
+    /// # Errors
+    ///
+    /// Why authorization failed.
+    pub async fn login_with(
+        &self,
+        agent: Arc<dyn AuthorizationAgent>,
+    ) -> Result<TokenSet, AuthError> {
+        let _busy = self.inner.busy.lock().await;
+        self.inner
+            .authorize(Request {
+                agent: Some(agent),
+                ..Request::default()
+            })
+            .await
+    }
+
+    /// Forgets the tokens and registration of this server, in memory and in the store;
+    /// `false` when there were none. The next request needs a new authorization.
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be written.
+    pub fn logout(&self) -> Result<bool, AuthError> {
+        let held = self.inner.state.lock().record.take().is_some();
+        let stored = self
+            .inner
+            .options
+            .store
+            .remove(&self.inner.key)
+            .map_err(|e| AuthError::Store {
+                server: self.inner.server(),
+                message: e.to_string(),
+            })?;
+        let mut dpop = self.inner.dpop.lock();
+        *dpop = Dpop::default();
+        Ok(held || stored)
     }
 }
 
@@ -327,6 +370,7 @@ impl Inner {
                 step_up: true,
                 resource_metadata: bearer.resource_metadata.clone(),
                 offers_dpop: bearer.offers_dpop,
+                agent: None,
             })
             .await?;
             return Ok(AuthOutcome::Retry);
@@ -340,6 +384,7 @@ impl Inner {
             step_up: false,
             resource_metadata: bearer.resource_metadata.clone(),
             offers_dpop: bearer.offers_dpop,
+            agent: None,
         })
         .await?;
         Ok(AuthOutcome::Retry)
@@ -349,10 +394,13 @@ impl Inner {
     async fn authorize(&self, request: Request) -> Result<TokenSet, AuthError> {
         let found = self.discover(request.resource_metadata.as_deref()).await?;
         self.arm_dpop(&found, request.offers_dpop)?;
-        let mut scopes = if request.step_up {
-            request.scopes
-        } else {
-            initial_scopes(request.scopes.as_deref(), &found.resource)
+        let mut scopes = match (&self.options.scopes, request.step_up) {
+            (_, true) => request.scopes,
+            (Some(configured), false) => Some(step_up_scopes(
+                configured,
+                request.scopes.as_deref().unwrap_or_default(),
+            )),
+            (None, false) => initial_scopes(request.scopes.as_deref(), &found.resource),
         };
         let obtained = match &self.options.grant {
             Grant::AuthorizationCode => {
@@ -362,7 +410,8 @@ impl Inner {
                 {
                     scopes.push("offline_access".to_owned());
                 }
-                self.code_grant(&found, scopes.as_deref()).await?
+                let agent = request.agent.or_else(|| self.options.agent.clone());
+                self.code_grant(&found, scopes.as_deref(), agent).await?
             }
             grant => self.direct_grant(&found, grant, scopes.as_deref()).await?,
         };
@@ -415,14 +464,11 @@ impl Inner {
         &self,
         found: &Discovered,
         scopes: Option<&[String]>,
+        agent: Option<Arc<dyn AuthorizationAgent>>,
     ) -> Result<Obtained, AuthError> {
-        let agent = self
-            .options
-            .agent
-            .clone()
-            .ok_or_else(|| AuthError::LoginRequired {
-                server: self.server(),
-            })?;
+        let agent = agent.ok_or_else(|| AuthError::LoginRequired {
+            server: self.server(),
+        })?;
         let client = self.client_identity(found, agent.as_ref()).await?;
         let code = self
             .authorization_code(found, &client, agent.as_ref(), scopes)

@@ -20,6 +20,7 @@ Exit codes:
   2    usage or configuration error (bad flags or arguments, invalid mcp.json, unknown server)
   3    refused by the trust policy (e.g. stdio without --trust, http:// without --allow-http)
   4    connection failure or timeout
+  5    authorization required or failed (OAuth: `mcpctl login SERVER` first)
   130  interrupted by Ctrl-C (the request in flight was cancelled first)
 
 Output: tables when stdout is a terminal, pretty JSON when it is not; --json prints compact
@@ -335,7 +336,7 @@ fn parse_elicit(text: &str) -> Result<ElicitAnswer, String> {
 }
 
 /// The subcommands.
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub(crate) enum Command {
     /// Print the parsed configuration: the client section and each server's key fields
     /// (never secrets)
@@ -384,8 +385,39 @@ pub(crate) enum Command {
     /// Forget that the configuration found from --root (or --config) is trusted
     Untrust,
 
+    /// Log in to a server that needs OAuth: authorize in the browser, keep the tokens for
+    /// later commands
+    Login(LoginArgs),
+
+    /// Forget a server's OAuth tokens and registration
+    Logout(LogoutArgs),
+
+    /// Show the OAuth tokens kept for the configured servers: issuer, scopes, expiry (never
+    /// a token)
+    AuthStatus,
+
     /// Print a shell completion script
     Completions(CompletionsArgs),
+}
+
+/// `login`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LoginArgs {
+    /// The server: its name in the configuration, or a URL
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
+    pub(crate) server: Option<String>,
+
+    /// Print the authorization URL instead of opening a browser
+    #[arg(long)]
+    pub(crate) no_browser: bool,
+}
+
+/// `logout`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LogoutArgs {
+    /// The server: its name in the configuration, or a URL
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
+    pub(crate) server: Option<String>,
 }
 
 /// A stdio server's command, after `--`.
@@ -397,7 +429,7 @@ pub(crate) struct Launch {
 }
 
 /// A subcommand that only names a server.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(after_help = TARGET_HELP)]
 pub(crate) struct ServerArg {
     /// The server: its name in the configuration, or a URL
@@ -409,7 +441,7 @@ pub(crate) struct ServerArg {
 }
 
 /// `call`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(
     after_help = "KEY=VALUE pairs are converted by the tool's input schema: \
                         string properties are kept verbatim; integer, number, boolean, array, \
@@ -445,7 +477,7 @@ pub(crate) struct CallArgs {
 }
 
 /// `read-resource`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(after_help = TARGET_HELP)]
 pub(crate) struct ReadResourceArgs {
     /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
@@ -460,7 +492,7 @@ pub(crate) struct ReadResourceArgs {
 }
 
 /// `get-prompt`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(after_help = TARGET_HELP)]
 pub(crate) struct GetPromptArgs {
     /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
@@ -479,7 +511,7 @@ pub(crate) struct GetPromptArgs {
 }
 
 /// `complete`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(group(ArgGroup::new("reference").required(true).args(["prompt", "resource_template"])))]
 #[command(after_help = TARGET_HELP)]
 pub(crate) struct CompleteArgs {
@@ -508,7 +540,7 @@ pub(crate) struct CompleteArgs {
 }
 
 /// `request` and `notify`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(after_help = TARGET_HELP)]
 pub(crate) struct RawArgs {
     /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
@@ -527,7 +559,7 @@ pub(crate) struct RawArgs {
 }
 
 /// `completions`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct CompletionsArgs {
     /// The shell
     #[arg(value_enum)]

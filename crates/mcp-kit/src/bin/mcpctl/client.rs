@@ -80,6 +80,8 @@ pub(crate) fn build_manager(
         // Ctrl-C reaches mcpctl only, which cancels and closes the server itself.
         .with_own_process_group(true)
         .with_inputs(inputs)
+        // Tokens from `mcpctl login`; a server that needs a new one fails "log in first".
+        .with_oauth(crate::oauth::options())
         .with_capabilities(Value::Object(capabilities))
         .with_server_request_handler(answers.handler())
         .with_server_notification_handler(Arc::new(move |n: ServerNotificationContext| {

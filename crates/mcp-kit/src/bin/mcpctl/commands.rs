@@ -22,7 +22,7 @@ use crate::exit::{Exit, Failure, server_failure, usage};
 use crate::output::{Printer, resolve_format, write_stdout};
 use crate::spinner::Spinner;
 use crate::target::{self, Target, given};
-use crate::{config_view, inputs, trust_store, views};
+use crate::{config_view, inputs, oauth, trust_store, views};
 
 /// How long a stdio server gets to exit after its stdin closes, before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
@@ -58,6 +58,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Trust | Command::Untrust => {
                 trust_store::remember(&config, &root, matches!(command, Command::Trust))
             }
+            Command::AuthStatus => oauth::auth_status(&config, printer),
             _ => {
                 let view = config_view::describe(&config, global.show_argv);
                 printer.print(&view, config_view::human)
@@ -101,7 +102,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
     };
     let mut manager = client::build_manager(&global, config, root, trust, inputs, &name, &console)?;
     if let Some(era) = era_cache.as_ref().and_then(EraCache::get) {
-        manager = manager.with_era_hint(name, era);
+        manager = manager.with_era_hint(name.clone(), era);
     }
     let ctx = Context {
         manager,
@@ -109,7 +110,24 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         console,
         era_cache,
     };
-    run_on_server(&ctx, &target, command).await
+    match &command {
+        Command::Login(login) => {
+            return oauth::login(&ctx.manager, &name, login.no_browser, printer).await;
+        }
+        Command::Logout(_) => return oauth::logout(&ctx.manager, &name, printer).await,
+        _ => {}
+    }
+    match run_on_server(&ctx, &target, command.clone()).await {
+        // A server that needs a login: offered on a terminal, then the command once more.
+        Err(error)
+            if oauth::login_would_help(&error, global.json)
+                && oauth::ask_to_log_in(&name).await =>
+        {
+            oauth::login(&ctx.manager, &name, false, printer).await?;
+            run_on_server(&ctx, &target, command).await
+        }
+        outcome => outcome,
+    }
 }
 
 /// The script that registers mcpctl's completions with `shell`: the shell then asks mcpctl
@@ -413,9 +431,13 @@ async fn dispatch(
             session.notify(given(&raw.method), early.params).await?;
             Ok(())
         }
-        Command::ListServers | Command::Trust | Command::Untrust | Command::Completions(_) => {
-            Ok(())
-        }
+        Command::ListServers
+        | Command::Trust
+        | Command::Untrust
+        | Command::Login(_)
+        | Command::Logout(_)
+        | Command::AuthStatus
+        | Command::Completions(_) => Ok(()),
     }
 }
 

@@ -23,6 +23,9 @@ pub(crate) enum Exit {
     Refused = 3,
     /// 4: the connection failed (spawn, connect, I/O, closed) or a request timed out.
     Connection = 4,
+    /// 5: the server requires authorization that mcpctl could not obtain: not logged in
+    /// (`mcpctl login SERVER`), or the OAuth flow failed.
+    Unauthorized = 5,
     /// 130: interrupted by Ctrl-C (SIGINT), after cancelling the request in flight (the
     /// shells' 128 + SIGINT).
     Interrupted = 130,
@@ -78,6 +81,11 @@ fn of_library_error(error: &mcp_kit::Error) -> Exit {
         E::Config(_) | E::UnknownServer(_) | E::MissingEnvVar { .. } => Exit::Usage,
         E::Connection { .. } | E::Timeout { .. } | E::ServerExited { .. } => Exit::Connection,
         E::Rpc { .. } | E::Protocol { .. } | E::Json { .. } => Exit::Server,
+        // A URL of the flow that the trust policy refused is a refusal like any other.
+        E::Unauthorized { .. } => match error.auth_error() {
+            Some(mcp_kit::auth::AuthError::Policy(_)) => Exit::Refused,
+            _ => Exit::Unauthorized,
+        },
         // A kind added to the library later: a server-side failure until classified.
         _ => Exit::Server,
     }

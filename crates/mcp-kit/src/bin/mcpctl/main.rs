@@ -15,6 +15,7 @@ mod era_cache;
 mod exit;
 mod form;
 mod inputs;
+mod oauth;
 mod output;
 mod spinner;
 mod state_files;

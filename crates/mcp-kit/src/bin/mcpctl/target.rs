@@ -259,7 +259,13 @@ pub(crate) fn resolve(command: &mut Command) -> anyhow::Result<Option<Target>> {
             required(&a.method, "METHOD")?;
             target
         }
-        Command::ListServers | Command::Trust | Command::Untrust | Command::Completions(_) => {
+        Command::Login(a) => place(&mut a.server, &Launch::default(), None, None, OPTIONS)?,
+        Command::Logout(a) => place(&mut a.server, &Launch::default(), None, None, OPTIONS)?,
+        Command::ListServers
+        | Command::Trust
+        | Command::Untrust
+        | Command::AuthStatus
+        | Command::Completions(_) => {
             return Ok(None);
         }
     };

@@ -252,6 +252,20 @@ pub enum PolicyError {
         env_var: String,
     },
 
+    /// An `oauth.client_secret_env_var`: reading secrets from the environment is refused.
+    #[error(
+        "refusing to read oauth client secret env var in untrusted mode: server `{}`, \
+         oauth.client_secret_env_var `{}`; {TRUST_HINT}",
+        shown(.server),
+        shown(.env_var)
+    )]
+    OAuthSecretEnvVar {
+        /// The server's name.
+        server: String,
+        /// The variable's name (never its value).
+        env_var: String,
+    },
+
     /// A non-empty `env_http_headers`: reading secrets from the environment is refused.
     #[error(
         "refusing to read http header env vars in untrusted mode: server `{}`, env_http_headers \
@@ -284,6 +298,7 @@ impl PolicyError {
             | PolicyError::DnsLookupFailed { server, .. }
             | PolicyError::SensitiveHeader { server, .. }
             | PolicyError::BearerTokenEnvVar { server, .. }
+            | PolicyError::OAuthSecretEnvVar { server, .. }
             | PolicyError::EnvHttpHeaders { server, .. } => server,
         }
     }
@@ -521,6 +536,16 @@ fn check_headers(server: &str, config: &StreamableHttpServer) -> Result<(), Poli
 fn check_env_secrets(server: &str, config: &StreamableHttpServer) -> Result<(), PolicyError> {
     if let Some(env_var) = &config.bearer_token_env_var {
         return Err(PolicyError::BearerTokenEnvVar {
+            server: server.to_owned(),
+            env_var: env_var.clone(),
+        });
+    }
+    if let Some(env_var) = config
+        .oauth
+        .as_ref()
+        .and_then(|o| o.client_secret_env_var.as_ref())
+    {
+        return Err(PolicyError::OAuthSecretEnvVar {
             server: server.to_owned(),
             env_var: env_var.clone(),
         });
