@@ -11,7 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 mod cli_support;
-use cli_support::{mcpctl, workspace};
+use cli_support::{Step, mcpctl, on_terminal, workspace};
 
 /// A server that refuses every MCP request with 401 (naming `resource_metadata`) and serves
 /// the documents of `documents` (path → JSON) on GET; everything else is a 404.
@@ -192,4 +192,21 @@ async fn a_url_of_the_flow_the_policy_refuses_stops_it_with_the_policys_message(
         ),
         "{run:?}"
     );
+}
+
+#[tokio::test]
+async fn on_a_terminal_mcpctl_offers_the_login_and_a_no_leaves_exit_code_5() {
+    let server = Refusing::start(discovery).await;
+    let dir = workspace(config(&server.url()));
+    let run = on_terminal(
+        dir.path(),
+        &["--allow-http", "--allow-localhost", "list-tools", "remote"],
+        &[
+            Step::Expect("mcp server `remote` requires authorization. Log in now? [Y/n] "),
+            Step::Send("n\n".to_owned()),
+            Step::Expect("log in first (mcpctl login remote)"),
+        ],
+    )
+    .await;
+    assert_eq!(run.code, 5, "{}", run.transcript);
 }

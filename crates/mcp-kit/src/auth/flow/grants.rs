@@ -96,14 +96,7 @@ impl Inner {
                 return self.code_grant(found, scopes, agent).await;
             }
         };
-        let tokens = self
-            .token_request(&token_endpoint, Some(&client), form, scopes)
-            .await?;
-        Ok(Obtained {
-            tokens,
-            client: Some(client),
-            token_endpoint,
-        })
+        self.obtain(token_endpoint, client, form, scopes).await
     }
 
     /// Exchanges the user's ID token at the identity provider for an identity assertion
@@ -136,24 +129,9 @@ impl Inner {
                 &[],
             )
             .await?;
-        if !answer.status.is_success() {
-            return Err(self.refused(
-                "the token exchange at the identity provider",
-                &answer.json,
-                answer.status,
-            ));
-        }
-        answer
-            .json
-            .get("access_token")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| AuthError::Refused {
-                server: self.server(),
-                what: "the token exchange at the identity provider",
-                error: "invalid_response".to_owned(),
-                description: Some("the answer has no access_token".to_owned()),
-            })
+        const WHAT: &str = "the token exchange at the identity provider";
+        let answer = self.accepted(WHAT, answer)?;
+        self.answered(WHAT, &answer, "access_token")
     }
 }
 

@@ -109,22 +109,9 @@ impl Inner {
             .fetcher
             .post_json("the client registration", &endpoint, &request)
             .await?;
-        if !answer.status.is_success() {
-            return Err(self.refused("registration", &answer.json, answer.status));
-        }
-        let text = |name: &str| {
-            answer
-                .json
-                .get(name)
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        };
-        let client_id = text("client_id").ok_or_else(|| AuthError::Refused {
-            server: self.server(),
-            what: "registration",
-            error: "invalid_client_metadata".to_owned(),
-            description: Some("the answer has no client_id".to_owned()),
-        })?;
+        let answer = self.accepted("registration", answer)?;
+        let client_id = self.answered("registration", &answer, "client_id")?;
+        let text = |name: &str| tokens::text(&answer.json, name);
         let client_secret = text("client_secret");
         let token_endpoint_auth_method = text("token_endpoint_auth_method")
             .unwrap_or_else(|| auth_method(&found.server, client_secret.is_some()));

@@ -481,14 +481,7 @@ impl Inner {
             ("code_verifier", code.verifier),
             ("resource", found.resource.resource.clone()),
         ];
-        let tokens = self
-            .token_request(&token_endpoint, Some(&client), form, scopes)
-            .await?;
-        Ok(Obtained {
-            tokens,
-            client: Some(client),
-            token_endpoint,
-        })
+        self.obtain(token_endpoint, client, form, scopes).await
     }
 
     /// The configured client with this id.

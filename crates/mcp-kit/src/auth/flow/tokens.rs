@@ -114,19 +114,9 @@ impl Inner {
             }
         }
         let pairs: Vec<(&str, &str)> = form.iter().map(|(n, v)| (*n, v.as_str())).collect();
-        let mut answer = self
-            .fetcher
-            .post_form(
-                "the token request",
-                endpoint,
-                &pairs,
-                basic,
-                &self.token_proof(endpoint)?,
-            )
-            .await?;
-        if self.note_as_nonce(&answer) {
-            // RFC 9449 §8: the proof must carry the authorization server's nonce.
-            answer = self
+        let mut retried = false;
+        let answer = loop {
+            let answer = self
                 .fetcher
                 .post_form(
                     "the token request",
@@ -136,23 +126,15 @@ impl Inner {
                     &self.token_proof(endpoint)?,
                 )
                 .await?;
-        }
-        if !answer.status.is_success() {
-            return Err(self.refused("the token request", &answer.json, answer.status));
-        }
-        let text = |name: &str| {
-            answer
-                .json
-                .get(name)
-                .and_then(Value::as_str)
-                .map(str::to_owned)
+            // RFC 9449 §8: a proof refused for want of the server's nonce is made again with
+            // it, once.
+            if !self.note_as_nonce(&answer) || retried {
+                break self.accepted("the token request", answer)?;
+            }
+            retried = true;
         };
-        let access_token = text("access_token").ok_or_else(|| AuthError::Refused {
-            server: self.server(),
-            what: "the token request",
-            error: "invalid_response".to_owned(),
-            description: Some("the answer has no access_token".to_owned()),
-        })?;
+        let access_token = self.answered("the token request", &answer, "access_token")?;
+        let text = |name: &str| text(&answer.json, name);
         let scopes = match text("scope") {
             Some(scope) => scope.split_ascii_whitespace().map(str::to_owned).collect(),
             // RFC 6749 §5.1: an omitted scope is the one requested.
@@ -250,6 +232,48 @@ impl Inner {
             && answer.json.get("error").and_then(Value::as_str) == Some("use_dpop_nonce")
     }
 
+    /// An endpoint's answer, if it is a success; else its OAuth error.
+    pub(super) fn accepted(&self, what: &'static str, answer: Answer) -> Result<Answer, AuthError> {
+        if answer.status.is_success() {
+            Ok(answer)
+        } else {
+            Err(self.refused(what, &answer.json, answer.status))
+        }
+    }
+
+    /// The string `field` of an endpoint's answer, which must be there.
+    pub(super) fn answered(
+        &self,
+        what: &'static str,
+        answer: &Answer,
+        field: &str,
+    ) -> Result<String, AuthError> {
+        text(&answer.json, field).ok_or_else(|| AuthError::Refused {
+            server: self.server(),
+            what,
+            error: "invalid_response".to_owned(),
+            description: Some(format!("the answer has no {field}")),
+        })
+    }
+
+    /// Sends a token request for `client` and makes what it brought.
+    pub(super) async fn obtain(
+        &self,
+        token_endpoint: Url,
+        client: ClientRegistration,
+        form: Vec<(&'static str, String)>,
+        scopes: Option<&[String]>,
+    ) -> Result<Obtained, AuthError> {
+        let tokens = self
+            .token_request(&token_endpoint, Some(&client), form, scopes)
+            .await?;
+        Ok(Obtained {
+            tokens,
+            client: Some(client),
+            token_endpoint,
+        })
+    }
+
     pub(super) fn refused(
         &self,
         what: &'static str,
@@ -267,6 +291,11 @@ impl Inner {
 }
 
 /// What the authorization response brought, and what exchanging it needs.
+/// The string `name` of a JSON answer.
+pub(super) fn text(json: &Value, name: &str) -> Option<String> {
+    json.get(name).and_then(Value::as_str).map(str::to_owned)
+}
+
 pub(super) struct Code {
     pub(super) code: String,
     pub(super) verifier: String,
