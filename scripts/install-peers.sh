@@ -3,6 +3,7 @@
 #   - @modelcontextprotocol/server-everything 2026.8.31  (a real server)
 #   - @modelcontextprotocol/sdk 1.32.2                    (the TypeScript SDK: client and server)
 #   - @modelcontextprotocol/conformance 0.2.0-alpha.12    (the official conformance suite)
+#   - oidc-provider 9.13.3                                 (an OAuth 2.1 authorization server)
 #   - mcp 2.3.0 from PyPI                                  (the Python SDK: client and server)
 #   - mcp 1.30.0 from PyPI, in a venv of its own           (FastMCP 1.x: a legacy server)
 # Needs: node >= 20 with npm, python3 (>= 3.10) with venv; reaches only the npm registry and PyPI.

@@ -159,7 +159,7 @@ fn oauth_for(
 
 /// The manager's OAuth options with a server's `oauth` settings applied: its pre-registered
 /// client (preferred; its secret read from the environment, Trusted mode only — the policy
-/// refused it otherwise), its scopes, its redirect port.
+/// refused it otherwise), its scopes, its redirect port (for whichever agent authorizes).
 #[cfg(feature = "oauth")]
 fn with_server_settings(
     mut options: crate::auth::OAuthOptions,
@@ -192,10 +192,8 @@ fn with_server_settings(
     if settings.scopes.is_some() {
         options.scopes.clone_from(&settings.scopes);
     }
-    if let Some(port) = settings.redirect_port
-        && let Some(agent) = options.agent.as_ref().and_then(|a| a.on_port(port))
-    {
-        options.agent = Some(agent);
+    if settings.redirect_port.is_some() {
+        options.redirect_port = settings.redirect_port;
     }
     Ok(options)
 }

@@ -1,7 +1,10 @@
-//! mcpctl against servers that need OAuth: what a command does without a login (exit code 5,
-//! the way out named), and a URL of the flow that the trust policy refuses (exit code 3, the
-//! policy's own message). The servers here are scripted over a real socket: they answer every
-//! MCP request with 401 and serve the discovery documents the test chooses.
+//! mcpctl against servers that need OAuth: `login`, the commands after it, `auth-status` and
+//! `logout` with a real authorization server (oidc-provider) and resource server
+//! (mcp-server's `ops_server`); and, against servers scripted over a real socket (they answer
+//! every MCP request with 401 and serve the discovery documents the test chooses), what a
+//! command does without a login (exit code 5, the way out named, the login offered on a
+//! terminal) and a URL of the flow that the trust policy refuses (exit code 3, the policy's
+//! own message).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -209,4 +212,147 @@ async fn on_a_terminal_mcpctl_offers_the_login_and_a_no_leaves_exit_code_5() {
     )
     .await;
     assert_eq!(run.code, 5, "{}", run.transcript);
+}
+
+/// `mcpctl login` with a real authorization server (oidc-provider) and resource server
+/// (mcp-server's `ops_server` checking JWTs against the JWKS it discovers): the URL printed
+/// with `--no-browser` is opened by a browser that signs in and consents, whose last redirect
+/// reaches mcpctl's loopback listener; the tokens are kept (a private file), used by the next
+/// commands, shown by `auth-status`, and forgotten by `logout`, after which a command exits 5.
+#[tokio::test]
+async fn login_then_calls_then_logout_with_a_real_authorization_server() {
+    use mcp_test_support::oidc::{AuthorizationServer, Browser};
+    use std::os::unix::fs::PermissionsExt as _;
+    use tokio::io::AsyncBufReadExt as _;
+
+    let authorization_server = AuthorizationServer::start(300).await;
+    let ops_server =
+        mcp_test_support::build_examples("mcp-server", &["config", "oauth"]).join("ops_server");
+    let port = mcp_test_support::free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let mut server = tokio::process::Command::new(&ops_server)
+        .env("MCP_SERVER_HOST", "127.0.0.1")
+        .env("MCP_SERVER_PORT", port.to_string())
+        .env("MCP_OAUTH_ISSUER", &authorization_server.issuer)
+        .env("MCP_OAUTH_AUDIENCE", &resource)
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("ops_server starts");
+    let mut server_log = tokio::io::BufReader::new(server.stderr.take().unwrap()).lines();
+    let listening = tokio::time::timeout(cli_support::RUN_LIMIT, server_log.next_line())
+        .await
+        .expect("ops_server says where it listens")
+        .unwrap()
+        .unwrap();
+    assert!(listening.contains(&resource), "{listening}");
+
+    let redirect_port = mcp_test_support::free_port();
+    let dir = workspace(json!({
+        "version": 1,
+        "servers": { "notes": {
+            "transport": "streamable_http",
+            "url": resource,
+            "oauth": { "redirect_port": redirect_port, "scopes": ["mcp:read"] }
+        } }
+    }));
+    let dir = dir.path();
+    let flags = ["--allow-http", "--allow-private-ip"];
+
+    // Not logged in yet.
+    let mut args = flags.to_vec();
+    args.extend(["call", "notes", "echo", "message=hi"]);
+    mcpctl(dir, &args).await.expect(5);
+
+    // The login: mcpctl prints the URL and waits for the redirect.
+    let mut login = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpctl"))
+        .args(flags)
+        .args(["login", "notes", "--no-browser"])
+        .current_dir(dir)
+        .env_remove("RUST_LOG")
+        .env("MCPCTL_CACHE_DIR", cli_support::cache_dir(dir))
+        .env("MCPCTL_CONFIG_DIR", dir.join(".mcpctl-config"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("mcpctl starts");
+    let mut stderr = tokio::io::BufReader::new(login.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = tokio::time::timeout(cli_support::RUN_LIMIT, stderr.next_line())
+            .await
+            .expect("mcpctl prints the authorization URL")
+            .unwrap()
+            .expect("mcpctl's stderr stays open until the URL");
+        if let Some(url) = line.trim().strip_prefix(&authorization_server.issuer) {
+            break format!("{}{url}", authorization_server.issuer);
+        }
+    };
+    let browser = Browser::new();
+    let callback = browser
+        .authorize(
+            &url.parse().unwrap(),
+            &format!("http://127.0.0.1:{redirect_port}/callback"),
+        )
+        .await
+        .expect("the person signs in and consents");
+    let (status, page) = browser.open(&callback).await.expect("mcpctl's listener");
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("Authorization received"), "{page}");
+    let output = tokio::time::timeout(cli_support::RUN_LIMIT, login.wait_with_output())
+        .await
+        .expect("mcpctl login finishes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    // Not a terminal: the result is JSON.
+    let logged_in: Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+    assert_eq!(logged_in["server"], "notes");
+    assert_eq!(logged_in["logged_in"], true);
+    assert_eq!(logged_in["issuer"], authorization_server.issuer.as_str());
+    assert_eq!(logged_in["scopes"], "mcp:read");
+    assert_eq!(browser.prompts(), [["login", "consent"]]);
+
+    // The tokens: one private file, used by the next commands.
+    let files: Vec<_> = std::fs::read_dir(dir.join(".mcpctl-config/oauth"))
+        .expect("the token directory")
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let mode = std::fs::metadata(&files[0]).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let mut args = flags.to_vec();
+    args.extend(["call", "notes", "echo", "message=hi"]);
+    let call = mcpctl(dir, &args).await.expect(0);
+    assert!(call.stdout.contains("hi"), "{call:?}");
+    let status = run_json_with(dir, &flags, &["auth-status"]).await;
+    assert_eq!(status["servers"][0]["logged_in"], true, "{status}");
+    assert_eq!(
+        status["servers"][0]["issuer"],
+        authorization_server.issuer.as_str()
+    );
+    let status_text = serde_json::to_string(&status).unwrap();
+    let stored = std::fs::read_to_string(&files[0]).unwrap();
+    let stored: Value = serde_json::from_str(&stored).unwrap();
+    let token = stored["tokens"]["access_token"].as_str().unwrap();
+    assert!(!status_text.contains(token), "auth-status shows no token");
+
+    // Logging out forgets them: the next command needs a login again.
+    let mut args = flags.to_vec();
+    args.extend(["logout", "notes"]);
+    let logout = mcpctl(dir, &args).await.expect(0).json();
+    assert_eq!(logout, json!({ "server": "notes", "logged_out": true }));
+    assert!(!files[0].exists(), "the token file is removed");
+    let mut args = flags.to_vec();
+    args.extend(["call", "notes", "echo", "message=hi"]);
+    mcpctl(dir, &args).await.expect(5);
+    let _ = server.kill().await;
+}
+
+async fn run_json_with(dir: &Path, flags: &[&str], args: &[&str]) -> Value {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(flags);
+    all.extend_from_slice(args);
+    mcpctl(dir, &all).await.json()
 }

@@ -122,6 +122,7 @@
 
 mod macros;
 
+pub mod authorization;
 pub mod capabilities;
 pub mod common;
 pub mod completion;

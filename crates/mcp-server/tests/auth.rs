@@ -152,7 +152,8 @@ async fn tokens_scopes_and_session_owners() {
     assert_eq!(response.status(), 403);
     assert_eq!(
         response.headers()["www-authenticate"],
-        "Bearer error=\"insufficient_scope\", scope=\"files:write\""
+        "Bearer error=\"insufficient_scope\", scope=\"files:write\", \
+         resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource/mcp\""
     );
     let (_, body, code) = outcome(response).await;
     assert_eq!(code, Some(-32013), "{body}");

@@ -17,6 +17,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+pub mod oidc;
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -60,6 +62,18 @@ pub fn conformance_bin() -> PathBuf {
         peers_dir().join("node/node_modules/.bin/conformance"),
         "the conformance suite (@modelcontextprotocol/conformance)",
     )
+}
+
+/// The folder of the `oidc-provider` package (panva/node-oidc-provider, a real OAuth 2.1 and
+/// OpenID Connect authorization server), for the OAuth end-to-end tests. It is ESM-only and
+/// `import` does not read `NODE_PATH`: a script loads it from this folder.
+pub fn oidc_provider_dir() -> PathBuf {
+    let dir = peers_dir().join("node/node_modules/oidc-provider");
+    require(
+        dir.join("package.json"),
+        "the oidc-provider authorization server (oidc-provider)",
+    );
+    dir
 }
 
 /// A Python interpreter that has the official `mcp` package.

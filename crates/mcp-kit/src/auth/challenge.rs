@@ -45,14 +45,17 @@ pub struct BearerChallenge {
 }
 
 impl BearerChallenge {
-    /// The first `Bearer` or `DPoP` challenge (they share these parameters) among the values
-    /// of the `WWW-Authenticate` headers of a response; `None` when there is none.
+    /// The first `Bearer` challenge among the values of the `WWW-Authenticate` headers of a
+    /// response, else the first `DPoP` one (they share these parameters); `None` when there is
+    /// neither.
     pub fn from_headers<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<Self> {
         let challenges: Vec<Challenge> = values.into_iter().flat_map(parse).collect();
         let offers_dpop = challenges.iter().any(|c| c.is("DPoP"));
-        let challenge = challenges
-            .into_iter()
-            .find(|c| c.is("Bearer") || c.is("DPoP"))?;
+        let position = challenges
+            .iter()
+            .position(|c| c.is("Bearer"))
+            .or_else(|| challenges.iter().position(|c| c.is("DPoP")))?;
+        let challenge = challenges.into_iter().nth(position)?;
         let owned = |name: &str| challenge.param(name).map(str::to_owned);
         Some(BearerChallenge {
             resource_metadata: owned("resource_metadata"),
@@ -273,6 +276,11 @@ mod tests {
         // A Bearer challenge in a second header value is found too.
         let found = BearerChallenge::from_headers(["Basic realm=\"a\"", "Bearer"]).unwrap();
         assert_eq!(found, BearerChallenge::default());
+        // A server that only takes DPoP: its challenge is read, and says so.
+        let dpop = BearerChallenge::from_headers([r#"DPoP error="use_dpop_nonce""#]).unwrap();
+        assert_eq!(dpop.error.as_deref(), Some("use_dpop_nonce"));
+        assert!(dpop.offers_dpop);
+        assert!(bearer.offers_dpop);
     }
 
     #[test]

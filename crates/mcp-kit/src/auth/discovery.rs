@@ -3,14 +3,8 @@
 //! Discovery), in the order the MCP specification has clients try them; and the canonical
 //! resource URI that `resource` (RFC 8707) carries.
 
+use mcp_schema::authorization;
 use url::Url;
-
-/// The well-known suffix of protected resource metadata (RFC 9728 §3).
-const PROTECTED_RESOURCE: &str = ".well-known/oauth-protected-resource";
-/// The well-known suffix of OAuth authorization server metadata (RFC 8414 §3).
-const OAUTH_SERVER: &str = ".well-known/oauth-authorization-server";
-/// The well-known suffix of OpenID Connect discovery.
-const OPENID: &str = ".well-known/openid-configuration";
 
 /// The URLs to try for the protected resource metadata of the MCP server at `server`, in
 /// order: the challenge's `resource_metadata` when the server gave one (it is then the only
@@ -27,10 +21,10 @@ pub fn protected_resource_metadata_urls(
     if let Some(hinted) = resource_metadata {
         return Ok(vec![Url::parse(hinted)?]);
     }
-    Ok(well_known(server, PROTECTED_RESOURCE)
-        .into_iter()
-        .chain(std::iter::once(at_root(server, PROTECTED_RESOURCE)))
-        .collect())
+    let (origin, path) = origin_and_path(server);
+    parsed(authorization::protected_resource_metadata_urls(
+        &origin, path,
+    ))
 }
 
 /// The URLs to try for the metadata of the authorization server `issuer`, in the order the
@@ -38,42 +32,25 @@ pub fn protected_resource_metadata_urls(
 /// the path inserted, OpenID Connect with the path inserted, OpenID Connect with the path
 /// appended; for one without, RFC 8414 then OpenID Connect at the root.
 pub fn authorization_server_metadata_urls(issuer: &Url) -> Vec<Url> {
-    match well_known(issuer, OAUTH_SERVER) {
-        Some(oauth) => {
-            let mut appended = issuer.clone();
-            appended.set_query(None);
-            appended.set_fragment(None);
-            let path = format!("{}/{OPENID}", issuer.path().trim_end_matches('/'));
-            appended.set_path(&path);
-            vec![
-                oauth,
-                well_known(issuer, OPENID).unwrap_or_else(|| at_root(issuer, OPENID)),
-                appended,
-            ]
-        }
-        None => vec![at_root(issuer, OAUTH_SERVER), at_root(issuer, OPENID)],
-    }
+    let (origin, path) = origin_and_path(issuer);
+    parsed(authorization::authorization_server_metadata_urls(
+        &origin, path,
+    ))
+    .unwrap_or_default()
 }
 
-/// `suffix` inserted between the host and the path of `url` (its trailing `/` removed), or
-/// `None` when `url` has no path.
-fn well_known(url: &Url, suffix: &str) -> Option<Url> {
-    let path = url.path().trim_end_matches('/');
-    if path.is_empty() {
-        return None;
-    }
-    let mut inserted = at_root(url, suffix);
-    inserted.set_path(&format!("/{suffix}{path}"));
-    Some(inserted)
+/// A URL's origin, and its path without the trailing `/` (RFC 8414 §3.1 removes it before
+/// inserting the well-known suffix).
+fn origin_and_path(url: &Url) -> (String, &str) {
+    (
+        url.origin().ascii_serialization(),
+        url.path().trim_end_matches('/'),
+    )
 }
 
-/// `suffix` at the root of `url`'s origin.
-fn at_root(url: &Url, suffix: &str) -> Url {
-    let mut root = url.clone();
-    root.set_query(None);
-    root.set_fragment(None);
-    root.set_path(&format!("/{suffix}"));
-    root
+/// URLs built from a parsed one's parts parse again.
+fn parsed(urls: Vec<String>) -> Result<Vec<Url>, url::ParseError> {
+    urls.iter().map(|u| Url::parse(u)).collect()
 }
 
 /// The canonical URI of the MCP server at `server` (RFC 8707; MCP's canonical form): scheme

@@ -47,7 +47,9 @@ pub mod store;
 
 use std::sync::Arc;
 
-pub use agent::{AuthorizationAgent, DEFAULT_REDIRECT_PORT, HeadlessAgent, LoopbackAgent};
+pub use agent::{
+    AgentFuture, AuthorizationAgent, DEFAULT_REDIRECT_PORT, HeadlessAgent, LoopbackAgent,
+};
 pub use challenge::BearerChallenge;
 pub use error::AuthError;
 pub use fetch::{EXCHANGE_TIMEOUT, MAX_DOCUMENT_BYTES};
@@ -169,6 +171,9 @@ pub struct OAuthOptions {
     /// The scopes of a first authorization, instead of the specification's choice (the
     /// challenge's, else all the server publishes); a challenge's scopes are added to them.
     pub scopes: Option<Vec<String>>,
+    /// The port of the loopback redirect, for agents that listen on one (a server's
+    /// `oauth.redirect_port`; see [`AuthorizationAgent::on_port`]).
+    pub redirect_port: Option<u16>,
     /// How tokens are obtained (default: the authorization code).
     pub grant: Grant,
     /// Whether tokens are bound to a key of this client (DPoP, RFC 9449) where the server
@@ -185,6 +190,7 @@ impl std::fmt::Debug for OAuthOptions {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("clients", &self.clients)
             .field("scopes", &self.scopes)
+            .field("redirect_port", &self.redirect_port)
             .field("grant", &self.grant)
             .field("dpop", &self.dpop)
             .finish_non_exhaustive()
@@ -202,6 +208,7 @@ impl OAuthOptions {
             client_metadata_url: None,
             clients: Vec::new(),
             scopes: None,
+            redirect_port: None,
             grant: Grant::AuthorizationCode,
             dpop: true,
         }

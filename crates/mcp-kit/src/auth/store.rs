@@ -74,6 +74,9 @@ pub struct TokenSet {
     /// When the access token expires, in seconds since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// When it was issued (received), in seconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_at: Option<u64>,
     /// The scopes granted.
     #[serde(default)]
     pub scopes: Vec<String>,
@@ -288,6 +291,7 @@ mod tests {
                 token_type: "Bearer".into(),
                 refresh_token: Some("refresh-1".into()),
                 expires_at: Some(1_900_000_000),
+                issued_at: Some(1_899_996_400),
                 scopes: vec!["read".into()],
             }),
             dpop_key: None,

@@ -112,7 +112,7 @@ pub const ENV_VARS: &[(&str, &str)] = &[
     ),
     (
         "MCP_OAUTH_JWKS_URL",
-        "auth.oauth.jwks_url: the issuer's JWKS",
+        "auth.oauth.jwks_url: the issuer's JWKS (default: discovered from its metadata)",
     ),
 ];
 

@@ -84,7 +84,7 @@ pub use env::ENV_VARS;
 /// [auth.oauth]
 /// issuer = "https://auth.example.com"
 /// audience = "https://mcp.example.com/mcp"
-/// jwks_url = "https://auth.example.com/.well-known/jwks.json"
+/// jwks_url = "https://auth.example.com/jwks"   # default: the jwks_uri of the issuer's metadata
 /// ```
 ///
 /// Durations are strings such as `"500ms"`, `"30s"`, `"5m"`, `"1h"`, or whole seconds as
@@ -225,8 +225,11 @@ pub struct OAuthConfig {
     pub issuer: String,
     /// This server's resource URI (the `aud` claim a token must carry).
     pub audience: String,
-    /// Where the issuer's signing keys are published; `None` means
-    /// `{issuer}/.well-known/jwks.json`.
+    /// Where the issuer's signing keys are published; `None`: the `jwks_uri` of the issuer's
+    /// metadata (RFC 8414 `/.well-known/oauth-authorization-server`, else OpenID Connect
+    /// `/.well-known/openid-configuration`, whose `issuer` must be identical to
+    /// [`issuer`](Self::issuer)), discovered when the first token arrives
+    /// (`JwtAuthenticator::discovering`, feature `oauth`).
     pub jwks_url: Option<String>,
 }
 
@@ -435,17 +438,18 @@ impl ServerConfig {
         }
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.auth.oauth {
-            let jwks = oauth.jwks_url.clone().unwrap_or_else(|| {
-                format!(
-                    "{}/.well-known/jwks.json",
-                    oauth.issuer.trim_end_matches('/')
-                )
-            });
-            chain.push(std::sync::Arc::new(crate::auth::JwtAuthenticator::new(
-                oauth.issuer.clone(),
-                oauth.audience.clone(),
-                jwks,
-            )));
+            let jwt = match &oauth.jwks_url {
+                Some(jwks) => crate::auth::JwtAuthenticator::new(
+                    oauth.issuer.clone(),
+                    oauth.audience.clone(),
+                    jwks.clone(),
+                ),
+                None => crate::auth::JwtAuthenticator::discovering(
+                    oauth.issuer.clone(),
+                    oauth.audience.clone(),
+                ),
+            };
+            chain.push(std::sync::Arc::new(jwt));
         }
         match chain.len() {
             0 => None,

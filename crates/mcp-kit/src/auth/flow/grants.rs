@@ -92,8 +92,7 @@ impl Inner {
                 }
             }
             Grant::AuthorizationCode => {
-                let agent = self.options.agent.clone();
-                return self.code_grant(found, scopes, agent).await;
+                return self.code_grant(found, scopes, self.agent(None)).await;
             }
         };
         self.obtain(token_endpoint, client, form, scopes).await

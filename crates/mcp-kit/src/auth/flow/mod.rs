@@ -410,7 +410,7 @@ impl Inner {
                 {
                     scopes.push("offline_access".to_owned());
                 }
-                let agent = request.agent.or_else(|| self.options.agent.clone());
+                let agent = self.agent(request.agent);
                 self.code_grant(&found, scopes.as_deref(), agent).await?
             }
             grant => self.direct_grant(&found, grant, scopes.as_deref()).await?,
@@ -443,6 +443,21 @@ impl Inner {
         })?;
         self.state.lock().requested = scopes;
         Ok(tokens)
+    }
+
+    /// The agent that asks the person: `given` (logging in), else the options'; on the
+    /// configured redirect port.
+    fn agent(
+        &self,
+        given: Option<Arc<dyn AuthorizationAgent>>,
+    ) -> Option<Arc<dyn AuthorizationAgent>> {
+        let agent = given.or_else(|| self.options.agent.clone())?;
+        Some(
+            self.options
+                .redirect_port
+                .and_then(|port| agent.on_port(port))
+                .unwrap_or(agent),
+        )
     }
 
     /// Turns DPoP on for the token requests to come when the server challenged with it, its
@@ -512,9 +527,47 @@ fn now() -> u64 {
         .unwrap_or_default()
 }
 
-/// Whether `tokens` expire within the margin (or have expired).
+/// Whether `tokens` expire within the margin (or have expired): [`EXPIRY_MARGIN_SECS`], or
+/// half the token's life when that is shorter (a token of a few seconds is not refreshed
+/// before every request).
 fn expiring(tokens: &TokenSet) -> bool {
-    tokens
-        .expires_at
-        .is_some_and(|at| at <= now() + EXPIRY_MARGIN_SECS)
+    let Some(at) = tokens.expires_at else {
+        return false;
+    };
+    let margin = match tokens.issued_at {
+        Some(issued) => EXPIRY_MARGIN_SECS.min(at.saturating_sub(issued) / 2),
+        None => EXPIRY_MARGIN_SECS,
+    };
+    at <= now() + margin
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(issued_ago: u64, lives: u64) -> TokenSet {
+        let issued = now() - issued_ago;
+        TokenSet {
+            access_token: "a".into(),
+            token_type: "Bearer".into(),
+            refresh_token: Some("r".into()),
+            expires_at: Some(issued + lives),
+            issued_at: Some(issued),
+            scopes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_token_is_refreshed_30_s_before_expiry_or_at_half_its_life_when_shorter() {
+        // An hour-long token: 30 s before its end, not before.
+        assert!(!expiring(&tokens(3000, 3600)));
+        assert!(expiring(&tokens(3580, 3600)));
+        // A 10 s token: after 5 s, not at once (not before every request).
+        assert!(!expiring(&tokens(0, 10)));
+        assert!(expiring(&tokens(6, 10)));
+        // Without an issue time, the fixed margin.
+        let mut unknown = tokens(0, 20);
+        unknown.issued_at = None;
+        assert!(expiring(&unknown));
+    }
 }

@@ -149,6 +149,7 @@ impl Inner {
                 .get("expires_in")
                 .and_then(Value::as_u64)
                 .map(|seconds| now() + seconds),
+            issued_at: Some(now()),
             scopes,
         })
     }

@@ -53,7 +53,7 @@ impl ProtectedResourceMetadata {
             }
             None => (self.resource.clone(), ""),
         };
-        format!("{origin}/.well-known/oauth-protected-resource{path}")
+        mcp_schema::authorization::protected_resource_metadata_url(&origin, path)
     }
 }
 

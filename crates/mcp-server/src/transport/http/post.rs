@@ -239,7 +239,7 @@ fn no_room(id: &Id, full: &sessions::Full) -> Response {
         .with_data(serde_json::json!({ "limit": limit, "scope": scope, "retryAfterMs": 60_000 }));
     let mut body = Vec::new();
     mcp_jsonrpc::message::encode_error(&mut body, Some(id), &error);
-    reply::answered(body, false)
+    reply::answered(body, false, None)
 }
 
 /// The session a request names, after its `MCP-Protocol-Version` header was checked against
@@ -408,7 +408,7 @@ async fn run(shared: &Arc<Shared>, hs: &Arc<HttpSession>, mut exchange: Exchange
 /// The HTTP response of a stateful request.
 fn answer(shared: &Shared, hs: &Arc<HttpSession>, start: Start) -> Response {
     match start {
-        Start::Json(body) => reply::answered(body, false),
+        Start::Json(body) => reply::answered(body, false, shared.metadata_url.as_deref()),
         Start::Sse(rx) => stream::sse_response(stream::stateful_body(
             rx,
             shared.keep_alive,
@@ -432,7 +432,7 @@ async fn serve_stateless(shared: &Arc<Shared>, request: Request) -> Response {
     let mut exchange = Exchange::new(response, rx);
     loop {
         return match exchange.next().await {
-            Item::Response(body) => reply::answered(body, true),
+            Item::Response(body) => reply::answered(body, true, shared.metadata_url.as_deref()),
             Item::Message(first) => stream::sse_response(stream::stateless_body(
                 first,
                 exchange,

@@ -63,8 +63,10 @@ pub(super) fn stateless_status(response: &[u8]) -> StatusCode {
 
 /// A response body of a handled request, with the HTTP status its outcome asks for: a
 /// refusal by the rate limit or the concurrency limit is `429` / `503` with `Retry-After` (in
-/// any era); in 2026-07-28 the statuses of [`stateless_status`] apply; otherwise `200`.
-pub(super) fn answered(body: Vec<u8>, stateless: bool) -> Response {
+/// any era); in 2026-07-28 the statuses of [`stateless_status`] apply; otherwise `200`. A
+/// scope refusal is `403` with its `insufficient_scope` challenge, naming the protected
+/// resource metadata (`metadata_url`) when the server publishes one.
+pub(super) fn answered(body: Vec<u8>, stateless: bool, metadata_url: Option<&str>) -> Response {
     let code = error_code(&body);
     let status = match code {
         Some(crate::middleware::codes::RATE_LIMITED) => StatusCode::TOO_MANY_REQUESTS,
@@ -80,7 +82,7 @@ pub(super) fn answered(body: Vec<u8>, stateless: bool) -> Response {
     .then(|| retry_after_secs(&body))
     .flatten();
     let scope_challenge = (status == StatusCode::FORBIDDEN)
-        .then(|| insufficient_scope(&body))
+        .then(|| insufficient_scope(&body, metadata_url))
         .flatten();
     let mut response = json(status, body);
     if let Some(challenge) = scope_challenge {
@@ -96,8 +98,9 @@ pub(super) fn answered(body: Vec<u8>, stateless: bool) -> Response {
     response
 }
 
-/// `Bearer error="insufficient_scope", scope="…"` for a `-32013` refusal (RFC 6750 §3.1).
-fn insufficient_scope(body: &[u8]) -> Option<HeaderValue> {
+/// `Bearer error="insufficient_scope", scope="…"` for a `-32013` refusal (RFC 6750 §3.1),
+/// with `resource_metadata="…"` (RFC 9728 §5.1) when there is one.
+fn insufficient_scope(body: &[u8], metadata_url: Option<&str>) -> Option<HeaderValue> {
     let value: serde_json::Value = serde_json::from_slice(body).ok()?;
     let scopes: Vec<&str> = value["error"]["data"]["requiredScopes"]
         .as_array()?
@@ -105,10 +108,11 @@ fn insufficient_scope(body: &[u8]) -> Option<HeaderValue> {
         .filter_map(serde_json::Value::as_str)
         .collect();
     let scope = super::auth::quoted(&scopes.join(" "));
-    HeaderValue::from_str(&format!(
-        "Bearer error=\"insufficient_scope\", scope=\"{scope}\""
-    ))
-    .ok()
+    let mut challenge = format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\"");
+    if let Some(url) = metadata_url {
+        challenge.push_str(&format!(", resource_metadata=\"{url}\""));
+    }
+    HeaderValue::from_str(&challenge).ok()
 }
 
 /// `error.data.retryAfterMs` of an error response, in whole seconds rounded up (at least 1).
