@@ -1,6 +1,7 @@
 //! The policy checks, case by case.
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::time::Duration;
 
 use super::*;
