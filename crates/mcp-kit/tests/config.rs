@@ -820,7 +820,7 @@ async fn unknown_fields_at_every_level() {
             "streamable_http",
             json!({"url": "https://x.example"}),
             "`transport`, `url`, `sse_url`, `http_url`, `http_headers`, \
-             `bearer_token_env_var`, `env_http_headers`",
+             `bearer_token_env_var`, `env_http_headers`, `oauth`",
         ),
     ] {
         let mut server = extra.as_object().unwrap().clone();
