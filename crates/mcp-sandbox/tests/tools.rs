@@ -191,12 +191,18 @@ async fn idle_sessions_are_reaped() {
     .await;
     let id = sandbox.new_session().await;
     let workspace = sandbox.workspace(&id);
+    // Reaping forgets the session first (no call lands on it any more), then stops it and
+    // removes its workspace: both are awaited.
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !sandbox.session_ids().await.is_empty() {
-        assert!(Instant::now() < deadline, "the idle session was not reaped");
+    while !sandbox.session_ids().await.is_empty() || workspace.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the idle session was not reaped (listed: {:?}, workspace left: {})",
+            sandbox.session_ids().await,
+            workspace.exists()
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    assert!(!workspace.exists());
 }
 
 #[tokio::test(flavor = "multi_thread")]
