@@ -14,6 +14,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::Error;
 
@@ -35,6 +36,9 @@ pub struct AuthChallenge {
     pub method: String,
     /// The refused request's URL.
     pub url: String,
+    /// When the refused request was sent: an authorizer whose credentials changed since
+    /// has the request sent again with them rather than authorizing once more.
+    pub sent_at: Instant,
 }
 
 impl AuthChallenge {
@@ -51,7 +55,14 @@ impl AuthChallenge {
             dpop_nonce: headers.get("dpop-nonce").and_then(text),
             method: method.to_owned(),
             url: url.to_owned(),
+            sent_at: Instant::now(),
         }
+    }
+
+    /// The challenge of a request sent at `sent_at`.
+    pub fn sent_at(mut self, sent_at: Instant) -> Self {
+        self.sent_at = sent_at;
+        self
     }
 }
 

@@ -288,7 +288,12 @@ impl HttpOutbound {
     }
 
     /// The challenge of a refused response, when an authorizer may answer it.
-    fn challenge(&self, method: &Method, response: &reqwest::Response) -> Option<AuthChallenge> {
+    fn challenge(
+        &self,
+        method: &Method,
+        response: &reqwest::Response,
+        sent_at: std::time::Instant,
+    ) -> Option<AuthChallenge> {
         let status = response.status();
         (self.authorizer.is_some()
             && matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN))
@@ -299,6 +304,7 @@ impl HttpOutbound {
                 response.url().as_str(),
                 response.headers(),
             )
+            .sent_at(sent_at)
         })
     }
 

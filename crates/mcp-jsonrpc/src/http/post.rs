@@ -121,6 +121,7 @@ impl HttpOutbound {
         shared: &Arc<Shared>,
         bytes: Vec<u8>,
     ) -> Result<Attempt, Error> {
+        let sent_at = std::time::Instant::now();
         let response = self.post(bytes, &[]).await.map_err(|e| {
             Error::Http(format!(
                 "POST {} failed: {}",
@@ -133,7 +134,7 @@ impl HttpOutbound {
         if status == StatusCode::ACCEPTED {
             self.retry_get_stream(Trigger::Accepted);
         }
-        if let Some(challenge) = self.challenge(&Method::POST, &response) {
+        if let Some(challenge) = self.challenge(&Method::POST, &response, sent_at) {
             return Ok(Attempt::Refused(Refusal::read(challenge, response).await));
         }
         if !status.is_success() {
@@ -273,6 +274,7 @@ impl HttpOutbound {
         headers: &[(String, String)],
         id: i64,
     ) -> Result<Attempt, Error> {
+        let sent_at = std::time::Instant::now();
         let response = self.post(bytes, headers).await.map_err(|e| {
             let unreached = e.is_connect();
             let mut error = bridged(
@@ -293,7 +295,7 @@ impl HttpOutbound {
             self.retry_get_stream(Trigger::Accepted);
             return Ok(Attempt::Finished);
         }
-        if let Some(challenge) = self.challenge(&Method::POST, &response) {
+        if let Some(challenge) = self.challenge(&Method::POST, &response, sent_at) {
             return Ok(Attempt::Refused(Refusal::read(challenge, response).await));
         }
         if !status.is_success() {

@@ -99,6 +99,8 @@ struct State {
     record: Option<StoredAuth>,
     /// The scopes of the last authorization request.
     requested: Option<Vec<String>>,
+    /// When the tokens in use were obtained (a request sent before was sent with others).
+    obtained_at: Option<std::time::Instant>,
     step_ups: usize,
 }
 
@@ -314,12 +316,18 @@ impl Inner {
     }
 
     async fn challenged(&self, challenge: &AuthChallenge) -> Result<AuthOutcome, AuthError> {
-        let refused_token = self.access_token();
         let _busy = self.busy.lock().await;
-        if self.access_token() != refused_token {
-            // Another request authorized while this one waited: its token is to be tried.
+        if self
+            .state
+            .lock()
+            .obtained_at
+            .is_some_and(|at| at > challenge.sent_at)
+        {
+            // The tokens changed since the request was sent (another request authorized or
+            // refreshed): it is to be tried with them.
             return Ok(AuthOutcome::Retry);
         }
+        let refused_token = self.access_token();
         let bearer =
             BearerChallenge::from_headers(challenge.www_authenticate.iter().map(String::as_str));
         if challenge.status == 401
@@ -515,7 +523,9 @@ impl Inner {
                 server: self.server(),
                 message: e.to_string(),
             })?;
-        self.state.lock().record = Some(record);
+        let mut state = self.state.lock();
+        state.record = Some(record);
+        state.obtained_at = Some(std::time::Instant::now());
         Ok(())
     }
 }
