@@ -3,11 +3,14 @@
 #   - bubblewrap   mcp-sandbox's local backend (namespaces, seccomp)
 #   - python3      the pseudo-terminal driver of mcpctl's terminal tests (and the sandbox's
 #                  Python sessions)
+#   - redis-server the shared session store of several mcp-server replicas (scale-out tests;
+#                  the tests start their own on a free port, never the system's)
+#   - haproxy      the round-robin load balancer in front of those replicas
 # Idempotent: does nothing when every command is there. Runs apt-get as root (or through sudo);
 # elsewhere, says what to install.
 set -euo pipefail
 
-declare -A packages=([bwrap]=bubblewrap [python3]=python3)
+declare -A packages=([bwrap]=bubblewrap [python3]=python3 [redis-server]=redis-server [haproxy]=haproxy)
 missing=()
 for command in "${!packages[@]}"; do
   command -v "$command" >/dev/null 2>&1 || missing+=("${packages[$command]}")

@@ -18,6 +18,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 pub mod oidc;
+pub mod scale_out;
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
