@@ -66,25 +66,56 @@ impl HttpOutbound {
         shared: &Arc<Shared>,
         bytes: Vec<u8>,
     ) -> Result<(), Error> {
+        match self
+            .authorized(bytes, |bytes| self.timed_message(shared, bytes))
+            .await?
+        {
+            None => Ok(()),
+            Some(refusal) => Err(self.message_refused(refusal.status, &refusal.body)),
+        }
+    }
+
+    /// One attempt at a notification or response, bounded by `request_timeout`.
+    async fn timed_message(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        bytes: Vec<u8>,
+    ) -> Result<Attempt, Error> {
+        let exchange = self.post_message_exchange(shared, bytes);
+        match self.request_timeout {
+            Some(limit) => tokio::time::timeout(limit, exchange)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(Error::Http(format!(
+                        "POST {} timed out after {limit:?} (request_timeout)",
+                        self.post_shown
+                    )))
+                }),
+            None => exchange.await,
+        }
+    }
+
+    /// Makes `attempt`s at sending `bytes` until one is not refused, or a refusal stands:
+    /// each refusal goes to the authorizer first (outside the attempt's timeout), and is
+    /// sent again when it says so, at most [`MAX_AUTH_RETRIES`] times. `Ok(None)`: done;
+    /// `Ok(Some(refusal))`: the refusal to report; `Err`: the attempt's or the authorizer's
+    /// error.
+    async fn authorized<F, Fut>(
+        &self,
+        bytes: Vec<u8>,
+        mut attempt: F,
+    ) -> Result<Option<Refusal>, Error>
+    where
+        F: FnMut(Vec<u8>) -> Fut,
+        Fut: std::future::Future<Output = Result<Attempt, Error>>,
+    {
         let mut bytes = bytes;
         let mut retries = 0;
         loop {
             self.prepare_authorization().await;
             let again = self.keep_for_retry(&bytes, retries);
-            let exchange = self.post_message_exchange(shared, bytes);
-            let attempt = match self.request_timeout {
-                Some(limit) => tokio::time::timeout(limit, exchange)
-                    .await
-                    .unwrap_or_else(|_| {
-                        Err(Error::Http(format!(
-                            "POST {} timed out after {limit:?} (request_timeout)",
-                            self.post_shown
-                        )))
-                    }),
-                None => exchange.await,
-            }?;
-            let refusal = match attempt {
-                Attempt::Finished => return Ok(()),
+            let refusal = match attempt(bytes).await? {
+                Attempt::Finished => return Ok(None),
                 Attempt::Refused(refusal) => refusal,
             };
             match again {
@@ -92,7 +123,7 @@ impl HttpOutbound {
                     retries += 1;
                     bytes = copy;
                 }
-                _ => return Err(self.message_refused(refusal.status, &refusal.body)),
+                _ => return Ok(Some(refusal)),
             }
         }
     }
@@ -201,28 +232,15 @@ impl HttpOutbound {
         headers: Vec<(String, String)>,
         id: i64,
     ) {
-        let mut bytes = bytes;
-        let mut retries = 0;
-        let outcome = loop {
-            self.prepare_authorization().await;
-            let again = self.keep_for_retry(&bytes, retries);
-            let refusal = match self.timed_exchange(&shared, bytes, &headers, id).await {
-                Ok(Attempt::Finished) => break Ok(()),
-                Ok(Attempt::Refused(refusal)) => refusal,
-                Err(error) => break Err(error),
-            };
-            let outcome = match again {
-                Some(_) => self.authorize(&refusal.challenge).await,
-                None => Ok(AuthOutcome::Report),
-            };
-            match (outcome, again) {
-                (Ok(AuthOutcome::Retry), Some(copy)) => {
-                    retries += 1;
-                    bytes = copy;
-                }
-                (Err(error), _) => break Err(error),
-                _ => break self.refused(&shared, refusal.status, &refusal.body, id),
-            }
+        let outcome = match self
+            .authorized(bytes, |bytes| {
+                self.timed_exchange(&shared, bytes, &headers, id)
+            })
+            .await
+        {
+            Ok(None) => Ok(()),
+            Ok(Some(refusal)) => self.refused(&shared, refusal.status, &refusal.body, id),
+            Err(error) => Err(error),
         };
         if let Err(error) = outcome {
             shared.complete(id, Err(error));
