@@ -141,8 +141,8 @@ pub use error::Error;
 pub use handle::{PeerHandle, PendingRequest};
 #[cfg(feature = "http")]
 pub use http::{
-    AuthChallenge, AuthFuture, AuthOutcome, Authorizer, HttpAuthorizer, MAX_AUTH_RETRIES,
-    PrepareFuture, StreamableHttpOptions, redact_url,
+    AuthChallenge, AuthFuture, AuthOutcome, Authorizer, BodyError, HttpAuthorizer,
+    MAX_AUTH_RETRIES, PrepareFuture, StreamableHttpOptions, read_limited, redact_url,
 };
 #[cfg(feature = "client")]
 pub use incoming::IncomingRequest;

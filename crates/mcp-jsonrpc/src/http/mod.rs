@@ -39,6 +39,7 @@ pub use auth::{
     AuthChallenge, AuthFuture, AuthOutcome, Authorizer, HttpAuthorizer, MAX_AUTH_RETRIES,
     PrepareFuture,
 };
+pub use post::{BodyError, read_limited};
 pub use redact::redact_url;
 
 use get_stream::{GetStream, Trigger};

@@ -473,13 +473,18 @@ impl Refusal {
     }
 }
 
-pub(super) enum BodyError {
+/// Why [`read_limited`] read no body.
+#[derive(Debug)]
+pub enum BodyError {
+    /// The body is larger than the limit (by its `Content-Length`, or as it arrived).
     TooLarge,
+    /// Reading it failed.
     Http(reqwest::Error),
 }
 
-/// Reads a whole body, refusing to hold more than `limit` bytes.
-pub(super) async fn read_limited(
+/// Reads a whole response body, refusing to hold more than `limit` bytes: a `Content-Length`
+/// over the limit is refused before reading, a body that grows past it as soon as it does.
+pub async fn read_limited(
     mut response: reqwest::Response,
     limit: usize,
 ) -> Result<Vec<u8>, BodyError> {

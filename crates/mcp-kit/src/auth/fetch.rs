@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use mcp_jsonrpc::BodyError;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
 use url::Url;
@@ -154,7 +155,7 @@ impl Fetcher {
         url: &Url,
         request: reqwest::RequestBuilder,
     ) -> Result<Answer, AuthError> {
-        let mut response = request
+        let response = request
             .send()
             .await
             .map_err(|e| self.failed(what, url, e.without_url().to_string()))?;
@@ -171,39 +172,23 @@ impl Fetcher {
                 format!("HTTP {status}: redirects are not followed"),
             ));
         }
-        if response
-            .content_length()
-            .is_some_and(|n| n > MAX_DOCUMENT_BYTES as u64)
-        {
-            return Err(self.too_large(what, url));
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
+        let body = mcp_jsonrpc::read_limited(response, MAX_DOCUMENT_BYTES)
             .await
-            .map_err(|e| self.failed(what, url, e.without_url().to_string()))?
-        {
-            if body.len() + chunk.len() > MAX_DOCUMENT_BYTES {
-                return Err(self.too_large(what, url));
-            }
-            body.extend_from_slice(&chunk);
-        }
+            .map_err(|e| match e {
+                BodyError::TooLarge => self.failed(
+                    what,
+                    url,
+                    format!("the answer exceeds {MAX_DOCUMENT_BYTES} bytes"),
+                ),
+                BodyError::Http(e) => self.failed(what, url, e.without_url().to_string()),
+            })?;
         Ok(Answer {
             status,
             dpop_nonce,
             json: serde_json::from_slice(&body).unwrap_or(Value::Null),
         })
     }
-
-    fn too_large(&self, what: &'static str, url: &Url) -> AuthError {
-        self.failed(
-            what,
-            url,
-            format!("the answer exceeds {MAX_DOCUMENT_BYTES} bytes"),
-        )
-    }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
