@@ -65,6 +65,7 @@ mod connect;
 mod error;
 mod handlers;
 mod manager;
+mod private_file;
 pub mod security;
 mod session;
 pub mod terminal;
@@ -81,6 +82,7 @@ pub use handlers::{
 };
 pub use manager::{DEFAULT_TIMEOUT, Manager};
 pub use mcp_schema::{McpNotification, McpRequest};
+pub use private_file::write_private_file;
 pub use security::{PolicyError, TrustMode, UntrustedStreamableHttpPolicy};
 pub use session::{Negotiated, ProgressUpdate, Session, Subscription};
 

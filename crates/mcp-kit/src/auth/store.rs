@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
@@ -232,31 +231,11 @@ impl TokenStore for FileTokenStore {
     }
 
     fn save(&self, key: &StoreKey, auth: &StoredAuth) -> Result<(), StoreError> {
-        use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&self.dir)
-            .map_err(|e| Self::failed("cannot create", &self.dir, e))?;
         let path = self.path(key);
         let json =
             serde_json::to_vec_pretty(auth).map_err(|e| Self::failed("cannot encode", &path, e))?;
-        let temporary = path.with_extension(format!("json.{}.tmp", std::process::id()));
-        let written = (|| {
-            let mut file = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&temporary)?;
-            file.write_all(&json)?;
-            file.sync_all()?;
-            std::fs::rename(&temporary, &path)
-        })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(Self::failed("cannot write", &path, e));
-        }
-        Ok(())
+        crate::write_private_file(&path, &json, 0o700)
+            .map_err(|e| Self::failed("cannot write", &path, e))
     }
 
     fn remove(&self, key: &StoreKey) -> Result<bool, StoreError> {

@@ -1,8 +1,6 @@
 //! The small JSON files mcpctl keeps between runs (the era cache, the trust store): where they
 //! live, and how they are read and written.
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -34,17 +32,6 @@ pub(crate) fn read<T: DeserializeOwned + Default>(file: &Path) -> T {
 /// Writes `value` to `file` (mode 0600) through a temporary file renamed over it, so that a
 /// concurrent run reads the old file or the new one, never half of one.
 pub(crate) fn write<T: Serialize>(file: &Path, value: &T) -> std::io::Result<()> {
-    let dir = file.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = file.file_name().unwrap_or_default().to_string_lossy();
-    let temporary = dir.join(format!("{name}.{}.tmp", std::process::id()));
-    let mut out = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temporary)?;
-    out.write_all(&serde_json::to_vec_pretty(value)?)?;
-    out.sync_all()?;
-    std::fs::rename(&temporary, file)
+    // The directory as `create_dir_all` makes it (the umask decides), the file private.
+    mcp_kit::write_private_file(file, &serde_json::to_vec_pretty(value)?, 0o777)
 }
