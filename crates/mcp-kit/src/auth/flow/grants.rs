@@ -17,25 +17,28 @@ const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 
 impl Inner {
-    /// Obtains tokens with a grant that needs no person.
-    pub(super) async fn direct_grant(
+    /// Obtains tokens with the configured grant: the authorization code through `agent` (else
+    /// the options'), or a grant that needs no person.
+    pub(super) async fn grant(
         &self,
         found: &Discovered,
-        grant: &Grant,
         scopes: Option<&[String]>,
+        agent: Option<Arc<dyn AuthorizationAgent>>,
     ) -> Result<Obtained, AuthError> {
-        let token_endpoint = self.endpoint(found, "token_endpoint").await?;
         let mut form = vec![("resource", found.resource.resource.clone())];
         if let Some(scopes) = scopes.filter(|s| !s.is_empty()) {
             form.push(("scope", scopes.join(" ")));
         }
-        let client = match grant {
+        let client = match &self.options.grant {
+            Grant::AuthorizationCode => {
+                return self.code_grant(found, scopes, self.agent(agent)).await;
+            }
             Grant::ClientCredentials {
                 client_id,
                 credential,
             } => {
                 form.push(("grant_type", "client_credentials".to_owned()));
-                match credential {
+                Some(match credential {
                     ClientCredential::Secret(secret) => ClientRegistration {
                         client_id: client_id.clone(),
                         client_secret: Some(secret.clone()),
@@ -58,7 +61,7 @@ impl Inner {
                             redirect_uri: String::new(),
                         }
                     }
-                }
+                })
             }
             Grant::JwtBearer {
                 assertion,
@@ -66,35 +69,25 @@ impl Inner {
             } => {
                 form.push(("grant_type", JWT_BEARER.to_owned()));
                 form.push(("assertion", assertion.clone()));
-                let tokens = self
-                    .token_request(
-                        &token_endpoint,
-                        None,
-                        with_client_id(form, client_id),
-                        scopes,
-                    )
-                    .await?;
-                return Ok(Obtained {
-                    tokens,
-                    client: None,
-                    token_endpoint,
-                });
+                // A public workload: its id, if it has one, goes in the form.
+                if let Some(client_id) = client_id {
+                    form.push(("client_id", client_id.clone()));
+                }
+                None
             }
             Grant::EnterpriseManaged(enterprise) => {
                 let grant = self.identity_assertion(found, enterprise).await?;
                 form.push(("grant_type", JWT_BEARER.to_owned()));
                 form.push(("assertion", grant));
-                ClientRegistration {
+                Some(ClientRegistration {
                     client_id: enterprise.client_id.clone(),
                     client_secret: Some(enterprise.client_secret.clone()),
                     token_endpoint_auth_method: "client_secret_basic".to_owned(),
                     redirect_uri: String::new(),
-                }
-            }
-            Grant::AuthorizationCode => {
-                return self.code_grant(found, scopes, self.agent(None)).await;
+                })
             }
         };
+        let token_endpoint = self.endpoint(found, "token_endpoint").await?;
         self.obtain(token_endpoint, client, form, scopes).await
     }
 
@@ -132,14 +125,4 @@ impl Inner {
         let answer = self.accepted(WHAT, answer)?;
         self.answered(WHAT, &answer, "access_token")
     }
-}
-
-fn with_client_id(
-    mut form: Vec<(&'static str, String)>,
-    client_id: &Option<String>,
-) -> Vec<(&'static str, String)> {
-    if let Some(client_id) = client_id {
-        form.push(("client_id", client_id.clone()));
-    }
-    form
 }

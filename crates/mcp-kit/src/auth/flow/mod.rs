@@ -410,19 +410,15 @@ impl Inner {
             )),
             (None, false) => initial_scopes(request.scopes.as_deref(), &found.resource),
         };
-        let obtained = match &self.options.grant {
-            Grant::AuthorizationCode => {
-                if let Some(scopes) = scopes.as_mut()
-                    && found.server.offers_offline_access()
-                    && !scopes.iter().any(|s| s == "offline_access")
-                {
-                    scopes.push("offline_access".to_owned());
-                }
-                let agent = self.agent(request.agent);
-                self.code_grant(&found, scopes.as_deref(), agent).await?
-            }
-            grant => self.direct_grant(&found, grant, scopes.as_deref()).await?,
-        };
+        // A person's authorization may ask to last (refresh tokens), where the server offers it.
+        if matches!(self.options.grant, Grant::AuthorizationCode)
+            && let Some(scopes) = scopes.as_mut()
+            && found.server.offers_offline_access()
+            && !scopes.iter().any(|s| s == "offline_access")
+        {
+            scopes.push("offline_access".to_owned());
+        }
+        let obtained = self.grant(&found, scopes.as_deref(), request.agent).await?;
         let Obtained {
             tokens,
             mut client,
@@ -504,7 +500,8 @@ impl Inner {
             ("code_verifier", code.verifier),
             ("resource", found.resource.resource.clone()),
         ];
-        self.obtain(token_endpoint, client, form, scopes).await
+        self.obtain(token_endpoint, Some(client), form, scopes)
+            .await
     }
 
     /// The configured client with this id.

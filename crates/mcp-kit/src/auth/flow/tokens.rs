@@ -257,20 +257,21 @@ impl Inner {
         })
     }
 
-    /// Sends a token request for `client` and makes what it brought.
+    /// Sends a token request for `client` (none: the form identifies it, if anything) and
+    /// makes what it brought.
     pub(super) async fn obtain(
         &self,
         token_endpoint: Url,
-        client: ClientRegistration,
+        client: Option<ClientRegistration>,
         form: Vec<(&'static str, String)>,
         scopes: Option<&[String]>,
     ) -> Result<Obtained, AuthError> {
         let tokens = self
-            .token_request(&token_endpoint, Some(&client), form, scopes)
+            .token_request(&token_endpoint, client.as_ref(), form, scopes)
             .await?;
         Ok(Obtained {
             tokens,
-            client: Some(client),
+            client,
             token_endpoint,
         })
     }
