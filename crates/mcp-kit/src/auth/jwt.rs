@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use url::Url;
 
+use super::now;
 use super::pkce::random_token;
 
 /// How long a client assertion is valid.
@@ -126,13 +127,6 @@ impl SigningKey {
         header.jwk = Some(self.jwk.clone());
         self.sign(header, &claims)
     }
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -58,6 +58,14 @@ pub use metadata::{AuthorizationServerMetadata, MetadataError, ProtectedResource
 pub use pkce::Pkce;
 pub use store::{FileTokenStore, MemoryTokenStore, StoreKey, StoredAuth, TokenSet, TokenStore};
 
+/// Now, in seconds since the Unix epoch (what token expiry and JWT times count in).
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default()
+}
+
 /// A client registered with an authorization server beforehand (its `client_id`, and secret
 /// for a confidential client).
 #[derive(Clone, PartialEq, Eq)]

@@ -10,7 +10,6 @@
 //! asked for before and the challenged ones, unless those were granted already.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use mcp_jsonrpc::{AuthChallenge, AuthFuture, AuthOutcome, HttpAuthorizer, PrepareFuture};
 use serde_json::{Value, json};
@@ -30,6 +29,7 @@ use super::metadata::{
     AuthorizationServerMetadata, MetadataError, ProtectedResourceMetadata, initial_scopes,
     step_up_scopes,
 };
+use super::now;
 use super::pkce::{Pkce, random_token};
 use super::store::{ClientRegistration, StoreKey, StoredAuth, TokenSet};
 use super::{AuthError, Grant, OAuthOptions, PreRegisteredClient};
@@ -525,13 +525,6 @@ impl Inner {
         state.obtained_at = Some(std::time::Instant::now());
         Ok(())
     }
-}
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or_default()
 }
 
 /// Whether `tokens` expire within the margin (or have expired): [`EXPIRY_MARGIN_SECS`], or
