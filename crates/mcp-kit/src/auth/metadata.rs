@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use url::Url;
 
 /// Protected resource metadata (RFC 9728 §2), as an MCP server publishes it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -96,16 +97,19 @@ pub enum MetadataError {
 }
 
 impl ProtectedResourceMetadata {
-    /// Checks that the document is about `resource` (the server's canonical URI; a trailing
-    /// `/` on either side is not a difference) and names an authorization server.
+    /// Checks that the document is about the MCP server at `server` and names an
+    /// authorization server. Its `resource` must cover the server: the same origin, and the
+    /// server's path or a parent of it at a `/` boundary (a server at `…/mcp` may publish its
+    /// origin as the resource; a trailing `/` is not a difference).
     ///
     /// # Errors
     ///
-    /// [`MetadataError::ResourceMismatch`], [`MetadataError::NoAuthorizationServer`].
-    pub fn check(&self, resource: &str) -> Result<(), MetadataError> {
-        if self.resource.trim_end_matches('/') != resource.trim_end_matches('/') {
+    /// [`MetadataError::ResourceMismatch`] (naming the server's canonical URI),
+    /// [`MetadataError::NoAuthorizationServer`].
+    pub fn check(&self, server: &Url) -> Result<(), MetadataError> {
+        if !resource_covers(&self.resource, server) {
             return Err(MetadataError::ResourceMismatch {
-                expected: resource.to_owned(),
+                expected: super::discovery::canonical_resource(server),
                 found: self.resource.clone(),
             });
         }
@@ -114,6 +118,19 @@ impl ProtectedResourceMetadata {
         }
         Ok(())
     }
+}
+
+/// Whether `resource` covers the server at `server` (see [`ProtectedResourceMetadata::check`]).
+fn resource_covers(resource: &str, server: &Url) -> bool {
+    let Ok(parsed) = Url::parse(resource) else {
+        return false;
+    };
+    if parsed.origin() != server.origin() || parsed.fragment().is_some() {
+        return false;
+    }
+    let theirs = parsed.path().trim_end_matches('/');
+    let ours = server.path().trim_end_matches('/');
+    ours == theirs || ours.starts_with(&format!("{theirs}/"))
 }
 
 impl AuthorizationServerMetadata {
@@ -198,20 +215,40 @@ mod tests {
             "bearer_methods_supported": ["header"]
         }))
         .unwrap();
-        assert_eq!(prm.check("https://mcp.example.com/mcp"), Ok(()));
-        assert!(matches!(
-            prm.check("https://other.example.com/mcp"),
-            Err(MetadataError::ResourceMismatch { .. })
-        ));
+        let url = |text: &str| Url::parse(text).unwrap();
+        assert_eq!(prm.check(&url("https://mcp.example.com/mcp")), Ok(()));
+        assert_eq!(
+            prm.check(&url("https://other.example.com/mcp")),
+            Err(MetadataError::ResourceMismatch {
+                expected: "https://other.example.com/mcp".into(),
+                found: "https://mcp.example.com/mcp".into(),
+            })
+        );
         assert_eq!(prm.extra["bearer_methods_supported"], json!(["header"]));
         let empty = ProtectedResourceMetadata {
             resource: "https://mcp.example.com/mcp".into(),
             ..Default::default()
         };
         assert_eq!(
-            empty.check("https://mcp.example.com/mcp"),
+            empty.check(&url("https://mcp.example.com/mcp")),
             Err(MetadataError::NoAuthorizationServer)
         );
+    }
+
+    #[test]
+    fn a_resource_covers_its_server_and_the_paths_below_it_only() {
+        let server = Url::parse("http://localhost:3000/mcp").unwrap();
+        assert!(resource_covers("http://localhost:3000/mcp", &server));
+        assert!(resource_covers("http://localhost:3000", &server));
+        assert!(resource_covers("http://localhost:3000/", &server));
+        assert!(!resource_covers("http://localhost:3000/mc", &server));
+        assert!(!resource_covers(
+            "http://localhost:3000/mcp/deeper",
+            &server
+        ));
+        assert!(!resource_covers("https://localhost:3000/mcp", &server));
+        assert!(!resource_covers("https://evil.example.com/mcp", &server));
+        assert!(!resource_covers("not a url", &server));
     }
 
     #[test]

@@ -106,21 +106,12 @@ impl Inner {
             let Ok(metadata) = serde_json::from_value::<ProtectedResourceMetadata>(document) else {
                 continue;
             };
-            if !resource_covers(&metadata.resource, &self.server_url) {
-                return Err(AuthError::Metadata {
+            metadata
+                .check(&self.server_url)
+                .map_err(|source| AuthError::Metadata {
                     server: self.server(),
-                    source: MetadataError::ResourceMismatch {
-                        expected: crate::auth::discovery::canonical_resource(&self.server_url),
-                        found: metadata.resource,
-                    },
-                });
-            }
-            if metadata.authorization_servers.is_empty() {
-                return Err(AuthError::Metadata {
-                    server: self.server(),
-                    source: MetadataError::NoAuthorizationServer,
-                });
-            }
+                    source,
+                })?;
             return Ok(metadata);
         }
         Err(AuthError::NoResourceMetadata {
@@ -145,41 +136,5 @@ impl Inner {
             field,
         })?;
         self.fetcher.check(field, url).await
-    }
-}
-
-/// Whether a protected resource metadata's `resource` covers the server at `server`: the
-/// same origin, and a path that is the server's or a parent of it at a `/` boundary (a
-/// server at `…/mcp` may publish its origin as the resource).
-pub(crate) fn resource_covers(resource: &str, server: &Url) -> bool {
-    let Ok(parsed) = Url::parse(resource) else {
-        return false;
-    };
-    if parsed.origin() != server.origin() || parsed.fragment().is_some() {
-        return false;
-    }
-    let theirs = parsed.path().trim_end_matches('/');
-    let ours = server.path().trim_end_matches('/');
-    ours == theirs || ours.starts_with(&format!("{theirs}/"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    pub(super) fn a_resource_covers_its_server_and_the_paths_below_it_only() {
-        let server = Url::parse("http://localhost:3000/mcp").unwrap();
-        assert!(resource_covers("http://localhost:3000/mcp", &server));
-        assert!(resource_covers("http://localhost:3000", &server));
-        assert!(resource_covers("http://localhost:3000/", &server));
-        assert!(!resource_covers("http://localhost:3000/mc", &server));
-        assert!(!resource_covers(
-            "http://localhost:3000/mcp/deeper",
-            &server
-        ));
-        assert!(!resource_covers("https://localhost:3000/mcp", &server));
-        assert!(!resource_covers("https://evil.example.com/mcp", &server));
-        assert!(!resource_covers("not a url", &server));
     }
 }

@@ -26,8 +26,7 @@ use super::discovery::{authorization_server_metadata_urls, protected_resource_me
 use super::fetch::Fetcher;
 use super::jwt::SigningKey;
 use super::metadata::{
-    AuthorizationServerMetadata, MetadataError, ProtectedResourceMetadata, initial_scopes,
-    step_up_scopes,
+    AuthorizationServerMetadata, ProtectedResourceMetadata, initial_scopes, step_up_scopes,
 };
 use super::now;
 use super::pkce::{Pkce, random_token};
