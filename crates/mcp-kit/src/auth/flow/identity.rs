@@ -5,8 +5,6 @@
 use super::*;
 
 impl Inner {
-    // ----- the client's identity -----------------------------------------------------------
-
     pub(super) async fn client_identity(
         &self,
         found: &Discovered,
@@ -55,10 +53,7 @@ impl Inner {
 
     /// The configured client for `issuer`: one bound to it, else one bound to none. One bound
     /// only to other issuers is an error, not silently tried.
-    pub(super) fn pre_registered(
-        &self,
-        issuer: &str,
-    ) -> Result<Option<&PreRegisteredClient>, AuthError> {
+    fn pre_registered(&self, issuer: &str) -> Result<Option<&PreRegisteredClient>, AuthError> {
         let clients = &self.options.clients;
         if let Some(client) = clients
             .iter()
@@ -91,11 +86,10 @@ impl Inner {
             });
         }
         let endpoint = self.endpoint(found, "registration_endpoint").await?;
-        let method = auth_method(&found.server, false);
-        let method = if method == "none" && !supports(&found.server, "none") {
-            auth_method(&found.server, true)
+        let method = if supports(&found.server, "none") {
+            "none".to_owned()
         } else {
-            method
+            auth_method(&found.server, true)
         };
         let request = json!({
             "client_name": self.options.client_name,

@@ -5,8 +5,8 @@ use super::*;
 use crate::auth::fetch::Answer;
 
 impl Inner {
-    // ----- authorization code --------------------------------------------------------------
-
+    /// The authorization code: the authorization request through the agent (PKCE, `state`,
+    /// scopes, `resource`), and the checks of the response before its code is used.
     pub(super) async fn authorization_code(
         &self,
         found: &Discovered,
@@ -84,8 +84,6 @@ impl Inner {
             verifier: pkce.verifier,
         })
     }
-
-    // ----- tokens --------------------------------------------------------------------------
 
     /// A request to the token endpoint, authenticated as `client` says.
     pub(super) async fn token_request(
