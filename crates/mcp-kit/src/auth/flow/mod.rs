@@ -149,9 +149,11 @@ impl OAuth {
                 )
                 .ok()
         };
+        // Tokens stored with a key are bound to it: proofs go with them.
+        let dpop_key = record.as_ref().and_then(key_of);
         let dpop = Dpop {
-            active: record.as_ref().and_then(key_of).is_some(),
-            key: record.as_ref().and_then(key_of),
+            active: dpop_key.is_some(),
+            key: dpop_key,
             ..Dpop::default()
         };
         Ok(Self {
