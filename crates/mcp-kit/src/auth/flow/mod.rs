@@ -366,8 +366,8 @@ impl Inner {
                     state.step_ups,
                 )
             };
-            let new: Vec<&String> = challenged.iter().filter(|s| !granted.contains(s)).collect();
-            if new.is_empty() || step_ups >= MAX_STEP_UPS {
+            let already_granted = challenged.iter().all(|s| granted.contains(s));
+            if already_granted || step_ups >= MAX_STEP_UPS {
                 return Err(AuthError::ScopeNotGranted {
                     server: self.server(),
                     scopes: challenged.join(" "),
