@@ -59,9 +59,12 @@ pub use signals::{Signal, Signals};
 pub use transport::http::TlsConfig;
 #[cfg(feature = "http")]
 pub use transport::http::{
-    Bytes, EventStore, HttpOptions, HttpServer, HttpSessions, MemoryEventStore,
-    ProtectedResourceMetadata,
+    BusMessage, Bytes, EventStore, Followed, HttpOptions, HttpServer, HttpSessions, Loaded,
+    MemoryEventStore, MemorySessionStore, ProtectedResourceMetadata, SessionRecord, SessionStore,
+    StoreError, StoreHealth, StoredStream,
 };
+#[cfg(feature = "redis")]
+pub use transport::http::{RedisOptions, RedisSessionStore};
 pub use validate::{CompiledSchema, SchemaError};
 
 /// The protocol types (`mcp-schema`), re-exported so servers need one dependency.

@@ -162,7 +162,10 @@ impl ServerBuilder {
                     info: self.info,
                     instructions: self.instructions,
                     options: self.options,
-                    signer: self.key.map_or_else(Signer::random, Signer::with_key),
+                    key_configured: self.key.is_some(),
+                    own_signer: self.key.map_or_else(Signer::random, Signer::with_key),
+                    shared_signer: std::sync::OnceLock::new(),
+                    replicas: std::sync::OnceLock::new(),
                     metrics,
                     shutdown: CancellationToken::new(),
                 }),
@@ -224,6 +227,9 @@ impl Server {
     }
 
     fn announce(&self, change: Change) {
+        if let Some(replicas) = self.inner.shared.replicas.get() {
+            replicas.publish_change(&change);
+        }
         self.inner.registry.announce(change);
     }
 

@@ -66,6 +66,36 @@ pub(crate) struct Negotiated {
 /// What the client answered to a request of ours; `None` when the session ended first.
 type ClientAnswer = Option<Result<Value, ErrorObject>>;
 
+/// What changed in a session's state since a shared session store last saw it (the stateful
+/// handshake, the log level, resource subscriptions, the principal).
+#[derive(Debug, Default)]
+pub(crate) struct Changes {
+    /// The handshake fields (version, client info, capabilities) changed.
+    pub(crate) handshake: bool,
+    pub(crate) log_level: bool,
+    pub(crate) initialized: bool,
+    pub(crate) principal: bool,
+    /// Subscriptions added (`true`) or removed, in order.
+    pub(crate) subscriptions: Vec<(String, bool)>,
+}
+
+impl Changes {
+    pub(crate) fn is_empty(&self) -> bool {
+        !(self.handshake || self.log_level || self.initialized || self.principal)
+            && self.subscriptions.is_empty()
+    }
+}
+
+/// A message [`Session::receive`] could not deliver here: it may belong to another replica
+/// serving the same session.
+#[derive(Debug)]
+pub(crate) enum Undelivered {
+    /// An answer to a request this process did not send (or no longer waits for).
+    Answer(Response),
+    /// A cancellation of a request not in flight here.
+    Cancel,
+}
+
 pub(crate) struct Session {
     pub(crate) id: Option<Arc<str>>,
     /// Serves 2026-07-28 requests only (an HTTP request without a session): every request is
@@ -83,7 +113,9 @@ pub(crate) struct Session {
     awaiting_client: PendingRequests<Id, ClientAnswer>,
     next_id: AtomicI64,
     push: Mutex<Option<Push>>,
-    pub(crate) subscriptions: Mutex<HashSet<String>>,
+    subscriptions: Mutex<HashSet<String>>,
+    /// What changed since the shared session store last saw it (unused without one).
+    changes: Mutex<Changes>,
     last_active: Mutex<Instant>,
     busy: AtomicUsize,
     /// Cancelled when the client can send nothing more (stdin closed, session deleted): open
@@ -171,6 +203,7 @@ impl Session {
             next_id: AtomicI64::new(0),
             push: Mutex::new(None),
             subscriptions: Mutex::default(),
+            changes: Mutex::default(),
             last_active: Mutex::new(Instant::now()),
             busy: AtomicUsize::new(0),
             ending: CancellationToken::new(),
@@ -182,14 +215,63 @@ impl Session {
         self.negotiated.lock().clone()
     }
 
+    /// Changes the negotiated state, noting what changed for a shared session store.
     pub(crate) fn update(&self, f: impl FnOnce(&mut Negotiated)) {
-        f(&mut self.negotiated.lock());
+        let mut negotiated = self.negotiated.lock();
+        let before = negotiated.clone();
+        f(&mut negotiated);
+        let mut changes = self.changes.lock();
+        changes.handshake |= before.version != negotiated.version
+            || before.client_info != negotiated.client_info
+            || before.client_capabilities != negotiated.client_capabilities;
+        changes.log_level |= before.log_level != negotiated.log_level;
+        changes.initialized |= before.initialized != negotiated.initialized;
+    }
+
+    /// Replaces the negotiated state and subscriptions with what a shared session store holds
+    /// (another replica changed them); nothing is noted as changed.
+    pub(crate) fn restore(&self, negotiated: Negotiated, subscriptions: HashSet<String>) {
+        *self.negotiated.lock() = negotiated;
+        *self.subscriptions.lock() = subscriptions;
+    }
+
+    /// Takes what changed since the last call.
+    pub(crate) fn take_changes(&self) -> Changes {
+        std::mem::take(&mut self.changes.lock())
+    }
+
+    /// Subscribes to (or unsubscribes from) updates of the resource `uri`.
+    pub(crate) fn subscribe(&self, uri: &str, on: bool) {
+        let mut subscriptions = self.subscriptions.lock();
+        let changed = if on {
+            subscriptions.insert(uri.to_owned())
+        } else {
+            subscriptions.remove(uri)
+        };
+        if changed {
+            self.changes
+                .lock()
+                .subscriptions
+                .push((uri.to_owned(), on));
+        }
+    }
+
+    /// Whether the client subscribed to `uri` (here).
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        self.subscriptions.lock().contains(uri)
     }
 
     /// Binds the session to `principal`; false when it already belongs to another identity
     /// (another subject, or the same subject from another issuer).
     pub(crate) fn bind_principal(&self, principal: Principal) -> bool {
-        let bound = self.principal.get_or_init(|| principal.clone());
+        let mut first = false;
+        let bound = self.principal.get_or_init(|| {
+            first = true;
+            principal.clone()
+        });
+        if first {
+            self.changes.lock().principal = true;
+        }
         bound.same_identity(&principal)
     }
 
@@ -237,48 +319,67 @@ impl Session {
         self.in_flight.lock().remove(id);
     }
 
-    /// Handles a notification or a response, at once.
-    pub(crate) fn receive(&self, message: Message) {
+    /// Handles a notification or a response, at once; gives back what is for a request not
+    /// known here (another replica may know it).
+    pub(crate) fn receive(&self, message: Message) -> Option<Undelivered> {
         self.touch();
         match message {
             Message::Notification(n) => self.handle_notification(n),
-            Message::Response(r) => self.handle_response(r),
+            Message::Response(r) => self.answer(r),
             Message::Request(r) => {
-                tracing::error!(id = %r.id, "a request passed to Session::receive")
+                tracing::error!(id = %r.id, "a request passed to Session::receive");
+                None
             }
         }
     }
 
-    fn handle_notification(&self, n: Notification) {
+    fn handle_notification(&self, n: Notification) -> Option<Undelivered> {
         match ClientNotification::from_raw(&n.method, n.params.as_deref()) {
             Ok(ClientNotification::Initialized(_)) => self.update(|s| s.initialized = true),
             Ok(ClientNotification::Cancelled(params)) => {
                 let Some(id) = params.request_id else {
                     tracing::debug!("notifications/cancelled without a requestId");
-                    return;
+                    return None;
                 };
-                if let Some(cancel) = self.in_flight.lock().get(&id) {
-                    cancel.cancel();
+                if !self.cancel(&id) {
+                    return Some(Undelivered::Cancel);
                 }
             }
             Ok(other) => tracing::debug!(method = other.method(), "notification ignored"),
             Err(e) => tracing::debug!(method = %n.method, "a malformed notification: {e}"),
         }
+        None
     }
 
-    fn handle_response(&self, response: Response) {
-        let Some(id) = response.id else {
+    /// Cancels the request `id` if it is in flight here.
+    pub(crate) fn cancel(&self, id: &Id) -> bool {
+        match self.in_flight.lock().get(id) {
+            Some(cancel) => {
+                cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Completes the request of ours that `response` answers; gives the response back when no
+    /// request here waits for it.
+    pub(crate) fn answer(&self, response: Response) -> Option<Undelivered> {
+        let Some(id) = response.id.clone() else {
             tracing::debug!("the client answered with an error for an unreadable request id");
-            return;
+            return None;
         };
+        if !self.awaiting_client.contains(&id) {
+            tracing::debug!(%id, "a response to no request of ours here");
+            return Some(Undelivered::Answer(response));
+        }
         let outcome = match response.outcome {
             Ok(raw) => serde_json::from_str(raw.get())
                 .map_err(|e| ErrorObject::internal_error(format!("unreadable result: {e}"))),
             Err(error) => Err(error),
         };
-        if !self.awaiting_client.complete(&id, Some(outcome)) {
-            tracing::debug!(%id, "a response to no request of ours");
-        }
+        self.awaiting_client.complete(&id, Some(outcome));
+        None
     }
 
     /// Sends a request to the client on `outlet` and waits for its answer (stateful era).
@@ -289,10 +390,12 @@ impl Session {
         outlet: &Outlet,
         cancel: &CancellationToken,
     ) -> Result<Value, Error> {
-        let id = Id::from(format!(
-            "srv-{}",
-            self.next_id.fetch_add(1, Ordering::Relaxed)
-        ));
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        // With other replicas, the id says which one waits for the answer.
+        let id = Id::from(match self.shared.replicas.get() {
+            Some(replicas) => format!("srv-{}-{n}", replicas.replica()),
+            None => format!("srv-{n}"),
+        });
         let mut out = Vec::new();
         encode_request(&mut out, &id, method, Some(params))
             .map_err(|e| Error::msg(format!("{method} params do not serialize: {e}")))?;

@@ -5,6 +5,9 @@
 //! request contexts hold it directly, so the lower layers reach the options without knowing
 //! the server.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use mcp_schema::{CacheScope, Implementation};
@@ -66,6 +69,31 @@ impl Default for ServerOptions {
     }
 }
 
+/// A change clients may be told about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    Tools,
+    Prompts,
+    Resources,
+    ResourceUpdated(String),
+}
+
+/// The other replicas serving the same stateful sessions (a shared session store, set by the
+/// HTTP transport when it binds with one): what the layers below the transport ask of them.
+pub(crate) trait Replicas: Send + Sync {
+    /// This replica's id: it prefixes the ids of requests sent to clients, so that an answer
+    /// arriving at another replica finds its way back.
+    fn replica(&self) -> &str;
+    /// Tells the other replicas' clients about a change made here.
+    fn publish_change(&self, change: &Change);
+    /// Whether session `session` subscribed to `uri` (on any replica).
+    fn is_subscribed(
+        &self,
+        session: &str,
+        uri: &str,
+    ) -> Pin<Box<dyn Future<Output = bool> + Send + 'static>>;
+}
+
 /// The part of a server every session holds.
 pub(crate) struct Shared {
     pub(crate) info: Implementation,
@@ -73,13 +101,29 @@ pub(crate) struct Shared {
     pub(crate) info_json: serde_json::Value,
     pub(crate) instructions: Option<String>,
     pub(crate) options: ServerOptions,
-    pub(crate) signer: Signer,
+    /// The key of this process (random unless the builder was given one).
+    pub(crate) own_signer: Signer,
+    /// Whether `own_signer` was configured (then a shared store's key does not replace it).
+    pub(crate) key_configured: bool,
+    /// The key every replica uses, when a shared session store provides one.
+    pub(crate) shared_signer: OnceLock<Signer>,
+    /// The other replicas, when a shared session store is bound.
+    pub(crate) replicas: OnceLock<Arc<dyn Replicas>>,
     pub(crate) metrics: Option<Metrics>,
     /// Cancelled by `Server::shutdown`.
     pub(crate) shutdown: CancellationToken,
 }
 
 impl Shared {
+    /// The key that signs cursors and request state: the one every replica shares, else this
+    /// process's.
+    pub(crate) fn signer(&self) -> &Signer {
+        match self.shared_signer.get() {
+            Some(shared) if !self.key_configured => shared,
+            _ => &self.own_signer,
+        }
+    }
+
     /// Whether the server serves at least one version of the stateful era.
     pub(crate) fn serves_stateful(&self) -> bool {
         self.options

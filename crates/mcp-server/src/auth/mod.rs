@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// A subject is only unique within the authority that vouches for it: the same `sub` from two
 /// token issuers, or a JWT `sub` equal to a static token's name, are different principals.
 /// Sessions belong to, and rate limits count per, the pair ([`Principal::key`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Principal {
     /// Who vouches for the subject: [`StaticTokens::ISSUER`] for static tokens and API keys,
     /// the `iss` of a JWT access token, whatever a custom [`Authenticator`] sets (empty by

@@ -48,7 +48,7 @@ pub(super) fn receive(
     let mut answers = retry.input_responses().cloned().unwrap_or_default();
     if let Some(token) = retry.request_state() {
         let state: State = shared
-            .signer
+            .signer()
             .verify(PURPOSE, token)
             .map_err(|e| Error::invalid_params(format!("invalid requestState: {e}")))?;
         if state.m != request.method() || state.t != request.target().unwrap_or_default() {
@@ -89,7 +89,7 @@ pub(super) fn outcome<T>(call: &Call<'_>, result: Result<T, Error>) -> Result<Ou
         a: round.answers.clone(),
         x: now() + shared.options.request_state_ttl.as_secs(),
     };
-    let state = shared.signer.sign(PURPOSE, &state);
+    let state = shared.signer().sign(PURPOSE, &state);
     Ok(Outcome::InputRequired(InputRequiredResult::new(
         pending,
         Some(state),

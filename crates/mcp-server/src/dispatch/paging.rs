@@ -37,7 +37,7 @@ pub(super) fn page<D, T>(
         None => 0,
         Some(token) => {
             let cursor: Cursor = shared
-                .signer
+                .signer()
                 .verify(PURPOSE, token)
                 .map_err(|e| Error::invalid_params(format!("Invalid cursor: {e}")))?;
             if cursor.l != list {
@@ -53,7 +53,7 @@ pub(super) fn page<D, T>(
     let end = offset.saturating_add(size).min(items.len());
     let start = offset.min(end);
     let next_cursor = (end < items.len()).then(|| {
-        shared.signer.sign(
+        shared.signer().sign(
             PURPOSE,
             &Cursor {
                 l: list.to_owned(),

@@ -52,7 +52,12 @@ async fn forward(session: Weak<Session>, outlet: Outlet, mut changes: broadcast:
             Change::Prompts => notification::<PromptListChangedNotification>(None),
             Change::Resources => notification::<ResourceListChangedNotification>(None),
             Change::ResourceUpdated(uri) => {
-                if !session.subscriptions.lock().contains(uri) {
+                // With other replicas, the client may have subscribed on any of them.
+                let subscribed = match (session.shared.replicas.get(), &session.id) {
+                    (Some(replicas), Some(id)) => replicas.is_subscribed(id, uri),
+                    _ => Box::pin(std::future::ready(session.is_subscribed(uri))),
+                };
+                if !subscribed.await {
                     continue;
                 }
                 let params = ResourceUpdatedNotificationParams::new(uri.clone());

@@ -73,11 +73,6 @@ pub(super) fn subscribe(
     params: &ResourceRequestParams,
     on: bool,
 ) -> Result<EmptyResult, Error> {
-    let mut subscriptions = call.cx.inner.session.subscriptions.lock();
-    if on {
-        subscriptions.insert(params.uri.clone());
-    } else {
-        subscriptions.remove(&params.uri);
-    }
+    call.cx.inner.session.subscribe(&params.uri, on);
     Ok(EmptyResult::default())
 }

@@ -21,14 +21,7 @@ use catalog::Catalog;
 /// A boxed, sendable future (the erased form of handlers).
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// A change clients may be told about.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Change {
-    Tools,
-    Prompts,
-    Resources,
-    ResourceUpdated(String),
-}
+pub(crate) use crate::shared::Change;
 
 /// Everything the server offers, and the feed of its changes.
 pub(crate) struct Registry {

@@ -52,7 +52,11 @@ pub(crate) async fn handle_batch(
                     (index, id, answer)
                 });
             }
-            Ok(other) => session.receive(other),
+            Ok(other) => {
+                // No other replica serves a batch's session differently: what is not for
+                // this process is dropped, as on a connection.
+                let _ = session.receive(other);
+            }
             Err(invalid) => {
                 let mut out = Vec::new();
                 Message::Response(invalid.to_response()).encode(&mut out);

@@ -67,7 +67,10 @@ impl Connection {
                     }
                 });
             }
-            Parsed::Single(Ok(other)) => self.session.receive(other),
+            Parsed::Single(Ok(other)) => {
+                // A connection's session lives in this process only.
+                let _ = self.session.receive(other);
+            }
             Parsed::Batch(items) => {
                 if self.tasks.len() >= self.max_in_flight {
                     return self.send_error(None, &self.too_busy()).await;

@@ -24,7 +24,9 @@ mod ops;
 mod options;
 mod post;
 mod reply;
+mod replicas;
 mod serve;
+mod session_store;
 mod sessions;
 mod store;
 mod stream;
@@ -51,6 +53,12 @@ pub use auth::ProtectedResourceMetadata;
 /// The shared byte buffer an [`EventStore`] keeps messages in (the `bytes` crate's).
 pub use axum::body::Bytes;
 pub use options::HttpOptions;
+#[cfg(feature = "redis")]
+pub use session_store::redis::{RedisOptions, RedisSessionStore};
+pub use session_store::{
+    BusMessage, Followed, Loaded, MemorySessionStore, SessionRecord, SessionStore, StoreError,
+    StoreHealth, StoredStream,
+};
 pub use sessions::HttpSessions;
 pub use store::{EventStore, MemoryEventStore};
 pub use tls::TlsConfig;
@@ -180,6 +188,7 @@ impl Server {
         let path = normalized_path(&options.path);
         let upgraded = Arc::new(tokio::sync::watch::channel(0).0);
         let (router, sessions) = build_with(self, options, Some(local_addr), upgraded.clone());
+        sessions.start().await?;
         let server = self.clone();
         let closing = sessions.clone();
         let task = tokio::spawn(async move {
@@ -266,7 +275,7 @@ fn build_with(
     if let Some(addr) = bound {
         guard.allow_bound(addr);
     }
-    let sessions = HttpSessions::new(&options);
+    let sessions = HttpSessions::new(server, &options);
     let stateful = server.inner.shared.serves_stateful();
     let shared = Arc::new(Shared {
         server: server.clone(),
@@ -340,7 +349,7 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Req
             match parts.method {
                 Method::POST => post::handle(&shared, parts, body).await,
                 Method::GET => get::get(&shared, &parts.headers).await,
-                Method::DELETE => get::delete(&shared, &parts.headers),
+                Method::DELETE => get::delete(&shared, &parts.headers).await,
                 ref other => method_not_allowed(
                     &shared,
                     &format!("{other} is not served here: send MCP messages with POST"),

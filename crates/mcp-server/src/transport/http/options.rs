@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::session_store::{MemorySessionStore, SessionStore};
 use super::store::{EventStore, MemoryEventStore};
 
 /// How a streamable HTTP endpoint behaves. Start from [`HttpOptions::default`] and change the
@@ -49,8 +50,16 @@ pub struct HttpOptions {
     /// every session of the server.
     pub max_sessions_per_client: usize,
     /// Where the events of SSE streams are kept so that a client that lost its connection can
-    /// resume with `Last-Event-ID` (default: a bounded [`MemoryEventStore`]).
+    /// resume with `Last-Event-ID` (default: a bounded [`MemoryEventStore`]). With a shared
+    /// [`session_store`](Self::session_store) it holds the events of this replica's streams,
+    /// and the session store those of every replica.
     pub event_store: Arc<dyn EventStore>,
+    /// Where stateful sessions live (default: [`MemorySessionStore`], this process). A shared
+    /// store (`RedisSessionStore`, feature `redis`) lets several replicas of the server serve
+    /// every session behind a load balancer without stickiness; it is started when the
+    /// endpoint binds (with [`Server::http_router`](crate::Server::http_router), await
+    /// [`HttpSessions::start`](super::HttpSessions::start) before serving).
+    pub session_store: Arc<dyn SessionStore>,
     /// An SSE comment is sent on a stream that carried nothing for this long (default 15 s),
     /// so that intermediaries and client idle timeouts do not close long-lived streams
     /// (`subscriptions/listen`, the GET stream). `None` sends none.
@@ -122,6 +131,7 @@ impl Default for HttpOptions {
             max_sessions: 100_000,
             max_sessions_per_client: 100,
             event_store: Arc::new(MemoryEventStore::default()),
+            session_store: Arc::new(MemorySessionStore),
             keep_alive: Some(Duration::from_secs(15)),
             ops_endpoints: true,
             tls: None,
@@ -149,6 +159,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("session_sweep_interval", &self.session_sweep_interval)
             .field("max_sessions", &self.max_sessions)
             .field("max_sessions_per_client", &self.max_sessions_per_client)
+            .field("session_store", &self.session_store.describe())
             .field("keep_alive", &self.keep_alive)
             .field("ops_endpoints", &self.ops_endpoints)
             .field("tls", &self.tls)

@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 
 use super::Shared;
 use super::headers::{self, PROTOCOL_VERSION, Peek, SESSION_ID};
+use super::replicas;
 use super::reply::{self, invalid};
 use super::sessions::{self, HttpSession};
 use super::stream::{self, CloseOnDrop, Exchange, Item, OUTLET_CAPACITY};
@@ -82,7 +83,7 @@ pub(super) async fn handle(shared: &Arc<Shared>, parts: Parts, body: Body) -> Re
             drop(bytes);
             self::request(shared, headers, request).await
         }
-        Ok(Parsed::Single(Ok(other))) => message(shared, headers, other),
+        Ok(Parsed::Single(Ok(other))) => message(shared, headers, other).await,
         Ok(Parsed::Batch(items)) => batch(shared, headers, items).await,
     }
 }
@@ -200,14 +201,32 @@ async fn request(shared: &Arc<Shared>, headers: &HeaderMap, request: Request) ->
     if request.method == <mcp_schema::InitializeRequest as mcp_schema::McpRequest>::METHOD {
         return initialize(shared, headers, request).await;
     }
-    let hs = match session_of(shared, headers, Some(&request.id)) {
+    let hs = match session_of(shared, headers, Some(&request.id)).await {
         Ok(hs) => hs,
         Err(response) => return *response,
     };
     let (tx, rx) = mpsc::channel(OUTLET_CAPACITY);
-    let response = Box::pin(hs.session.begin_request(request, tx));
-    let start = run(shared, &hs, Exchange::new(response, rx)).await;
+    let request_id = encoded_id(&request.id);
+    let serve = hs.session.begin_request(request, tx);
+    let (sessions, served) = (shared.sessions.clone(), hs.clone());
+    // What the request changed (a log level, a subscription) is shared before it is answered.
+    let response = Box::pin(async move {
+        let out = serve.await;
+        replicas::save(&sessions, &served).await;
+        out
+    });
+    let start = run(shared, &hs, Exchange::new(response, rx), request_id).await;
     answer(shared, &hs, start)
+}
+
+/// A request id as JSON text (kept with a stream, to answer for a replica that is gone).
+fn encoded_id(id: &Id) -> Option<String> {
+    let value = match (id.as_i64(), id.as_str()) {
+        (Some(n), _) => serde_json::Value::from(n),
+        (None, Some(s)) => serde_json::Value::from(s),
+        (None, None) => return None,
+    };
+    Some(value.to_string())
 }
 
 /// The answer to an `initialize` that found no room: `429` when this client has its share of
@@ -244,7 +263,7 @@ fn no_room(id: &Id, full: &sessions::Full) -> Response {
 
 /// The session a request names, after its `MCP-Protocol-Version` header was checked against
 /// it; the error response otherwise (`400` missing id or bad version, `404` unknown session).
-pub(super) fn session_of(
+pub(super) async fn session_of(
     shared: &Shared,
     headers: &HeaderMap,
     id: Option<&Id>,
@@ -257,10 +276,14 @@ pub(super) fn session_of(
              then repeat the session id its response carries on every request",
         )));
     };
-    let found = session_id
-        .to_str()
-        .ok()
-        .and_then(|sid| shared.sessions.get(sid));
+    let found = match session_id.to_str() {
+        Ok(sid) => shared.sessions.load(sid).await,
+        Err(_) => Ok(None),
+    };
+    let found = match found {
+        Ok(found) => found,
+        Err(e) => return Err(Box::new(reply::store_unavailable(id, &e))),
+    };
     let Some(hs) = found else {
         return Err(Box::new(invalid(
             StatusCode::NOT_FOUND,
@@ -345,12 +368,31 @@ async fn initialize(shared: &Arc<Shared>, headers: &HeaderMap, request: Request)
         return no_room(&request.id, &full);
     }
     let (tx, rx) = mpsc::channel(OUTLET_CAPACITY);
-    let response = Box::pin(hs.session.begin_request(request, tx));
-    let start = run(shared, &hs, Exchange::new(response, rx)).await;
+    let request_id = request.id.clone();
+    let serve = hs.session.begin_request(request, tx);
+    let (sessions, created) = (shared.sessions.clone(), hs.clone());
+    let unstored = Arc::new(parking_lot::Mutex::new(None));
+    let failed = unstored.clone();
+    // A shared session exists in the store before the client learns its id.
+    let response = Box::pin(async move {
+        let out = serve.await;
+        if created.session.negotiated().version.is_some()
+            && let Err(e) = replicas::create(&sessions, &created).await
+        {
+            *failed.lock() = Some(e);
+            return None;
+        }
+        out
+    });
+    let start = run(shared, &hs, Exchange::new(response, rx), None).await;
+    if let Some(e) = unstored.lock().take() {
+        shared.sessions.evict(&id);
+        return reply::store_unavailable(Some(&request_id), &e);
+    }
     let refused = matches!(start, Start::Json(_)) && hs.session.negotiated().version.is_none();
     let mut response = answer(shared, &hs, start);
     if refused {
-        shared.sessions.remove(&id);
+        shared.sessions.evict(&id);
         *response.status_mut() = StatusCode::BAD_REQUEST;
     } else if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(SESSION_ID, value);
@@ -374,14 +416,19 @@ pub(super) enum Start {
 /// disconnects (the stateful era does not cancel on disconnect; the events stay in the store
 /// for resumption). A client that leaves before anything was said has nothing to resume from:
 /// the handler still finishes (see `HandlerRun`), unheard.
-async fn run(shared: &Arc<Shared>, hs: &Arc<HttpSession>, mut exchange: Exchange) -> Start {
+async fn run(
+    shared: &Arc<Shared>,
+    hs: &Arc<HttpSession>,
+    mut exchange: Exchange,
+    request_id: Option<String>,
+) -> Start {
     let first = match exchange.next().await {
         Item::Response(r) => return Start::Json(r),
         Item::End => return Start::Nothing,
         Item::Message(m) => Ok(m),
         Item::Poll(ms) => Err(ms),
     };
-    let stream = hs.open_stream(shared.sessions.store());
+    let stream = hs.open_stream(&shared.sessions, request_id);
     let start = Start::Sse(stream.attach(None, hs.primes()));
     match first {
         Ok(m) => stream.emit(m),
@@ -446,8 +493,9 @@ async fn serve_stateless(shared: &Arc<Shared>, request: Request) -> Response {
     }
 }
 
-/// A notification or a response: `202 Accepted` once handed to its session.
-fn message(shared: &Arc<Shared>, headers: &HeaderMap, message: Message) -> Response {
+/// A notification or a response: `202 Accepted` once handed to its session (or, with a
+/// shared store, to the replica it is for).
+async fn message(shared: &Arc<Shared>, headers: &HeaderMap, message: Message) -> Response {
     if headers.get(SESSION_ID).is_none() && modern(shared, headers) {
         // 2026-07-28 defines no client notification over HTTP, and no client responses.
         return match message {
@@ -459,13 +507,18 @@ fn message(shared: &Arc<Shared>, headers: &HeaderMap, message: Message) -> Respo
             _ => reply::empty(StatusCode::ACCEPTED),
         };
     }
-    match session_of(shared, headers, None) {
-        Ok(hs) => {
-            hs.session.receive(message);
-            reply::empty(StatusCode::ACCEPTED)
-        }
-        Err(response) => *response,
+    let hs = match session_of(shared, headers, None).await {
+        Ok(hs) => hs,
+        Err(response) => return *response,
+    };
+    let relayable = replicas::encoded(&shared.sessions, &message);
+    if let (Some(undelivered), Some(raw)) = (hs.session.receive(message), relayable)
+        && let Err(e) = replicas::relay(&shared.sessions, &hs, undelivered, raw).await
+    {
+        return reply::store_unavailable(None, &e);
     }
+    replicas::save(&shared.sessions, &hs).await;
+    reply::empty(StatusCode::ACCEPTED)
 }
 
 /// A JSON-RPC batch (2025-03-26 sessions): every request concurrently, the answers in one
@@ -475,7 +528,7 @@ async fn batch(
     headers: &HeaderMap,
     items: Vec<Result<Message, InvalidMessage>>,
 ) -> Response {
-    let hs = match session_of(shared, headers, None) {
+    let hs = match session_of(shared, headers, None).await {
         Ok(hs) => hs,
         Err(response) => return *response,
     };
@@ -498,15 +551,19 @@ async fn batch(
     let (tx, rx) = mpsc::channel(OUTLET_CAPACITY);
     if !answers_expected {
         for item in items.into_iter().flatten() {
-            session.receive(item);
+            // Batches belong to 2025-03-26 clients; their answers are not relayed.
+            let _ = session.receive(item);
         }
+        replicas::save(&shared.sessions, &hs).await;
         return reply::empty(StatusCode::ACCEPTED);
     }
+    let (sessions, served) = (shared.sessions.clone(), hs.clone());
     let response: BoxFuture<Option<Vec<u8>>> = Box::pin(async move {
         let answers = crate::transport::batch::handle_batch(&session, items, &tx).await;
         drop(tx);
+        replicas::save(&sessions, &served).await;
         answers
     });
-    let start = run(shared, &hs, Exchange::new(response, rx)).await;
+    let start = run(shared, &hs, Exchange::new(response, rx), None).await;
     answer(shared, &hs, start)
 }

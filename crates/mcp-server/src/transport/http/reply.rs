@@ -36,6 +36,22 @@ pub(super) fn invalid(
     error(status, id, ErrorObject::invalid_request(detail))
 }
 
+/// The answer when the shared session store does not answer: `503` with `Retry-After`, and
+/// `-32012` naming the store and the cause, so that clients retry instead of starting over.
+pub(super) fn store_unavailable(
+    id: Option<&Id>,
+    e: &super::session_store::StoreError,
+) -> Response {
+    let error = ErrorObject::new(
+        crate::middleware::codes::OVERLOADED,
+        format!("{e}; this request needs it: retry shortly"),
+    )
+    .with_data(serde_json::json!({ "retryAfterMs": 1000 }));
+    let mut body = Vec::new();
+    encode_error(&mut body, id, &error);
+    answered(body, false, None)
+}
+
 /// A response without a body.
 pub(super) fn empty(status: StatusCode) -> Response {
     let mut response = Response::new(Body::empty());

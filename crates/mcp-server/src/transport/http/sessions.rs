@@ -1,5 +1,10 @@
 //! The stateful sessions of one HTTP endpoint: found by `Mcp-Session-Id`, removed on
 //! `DELETE`, on idle expiry and at shutdown.
+//!
+//! With a shared [`SessionStore`] the table is a cache: a session another replica created is
+//! loaded from the store on first use here, every use refreshes it (and the store's expiry),
+//! and a session idle *here* is only evicted from this replica; `DELETE` and the store's
+//! expiry end it everywhere.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -12,8 +17,11 @@ use mcp_schema::ProtocolVersion;
 use tokio::sync::{mpsc, watch};
 
 use super::HttpOptions;
+use super::replicas;
+use super::session_store::{Loaded, SessionStore, StoreError};
 use super::store::EventStore;
 use super::stream::{LiveStream, OUTLET_CAPACITY};
+use crate::Server;
 use crate::session::{Outbound, Session};
 
 /// The live stateful sessions of an HTTP endpoint. Cheap to clone; all clones see the same
@@ -23,10 +31,14 @@ pub struct HttpSessions {
     inner: Arc<Registry>,
 }
 
-struct Registry {
+pub(super) struct Registry {
     map: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
     count: watch::Sender<usize>,
-    store: Arc<dyn EventStore>,
+    events: Arc<dyn EventStore>,
+    pub(super) store: Arc<dyn SessionStore>,
+    /// `store.is_shared()`, read once.
+    pub(super) shared: bool,
+    pub(super) server: Server,
     idle_timeout: Duration,
     sweep_interval: Duration,
     max: usize,
@@ -34,12 +46,14 @@ struct Registry {
     /// Live sessions per client ([`current_client`](super::current_client)).
     per_client: Mutex<HashMap<Arc<str>, usize>>,
     sweeping: AtomicBool,
+    started: tokio::sync::OnceCell<()>,
 }
 
 impl std::fmt::Debug for HttpSessions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpSessions")
             .field("count", &self.count())
+            .field("store", &self.inner.store.describe())
             .finish_non_exhaustive()
     }
 }
@@ -53,12 +67,15 @@ pub(super) enum Full {
 }
 
 impl HttpSessions {
-    pub(super) fn new(options: &HttpOptions) -> Self {
+    pub(super) fn new(server: &Server, options: &HttpOptions) -> Self {
         Self {
             inner: Arc::new(Registry {
                 map: Mutex::default(),
                 count: watch::channel(0).0,
-                store: options.event_store.clone(),
+                events: options.event_store.clone(),
+                shared: options.session_store.is_shared(),
+                store: options.session_store.clone(),
+                server: server.clone(),
                 idle_timeout: options.session_idle_timeout,
                 sweep_interval: options
                     .session_sweep_interval
@@ -68,11 +85,32 @@ impl HttpSessions {
                 max_per_client: options.max_sessions_per_client,
                 per_client: Mutex::default(),
                 sweeping: AtomicBool::new(false),
+                started: tokio::sync::OnceCell::new(),
             }),
         }
     }
 
-    /// How many sessions are alive.
+    /// Starts a shared session store (connects, shares the signing key, listens to the other
+    /// replicas); does nothing for a store in memory or one already started.
+    /// [`Server::bind_http`] calls it; an application serving
+    /// [`Server::http_router`] awaits it before serving.
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be reached (the message names it and why).
+    pub async fn start(&self) -> std::io::Result<()> {
+        if !self.inner.shared {
+            return Ok(());
+        }
+        self.inner
+            .started
+            .get_or_try_init(|| replicas::start(self.clone()))
+            .await
+            .map(|_| ())
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    }
+
+    /// How many sessions are alive (in this process).
     pub fn count(&self) -> usize {
         self.inner.map.lock().len()
     }
@@ -89,14 +127,34 @@ impl HttpSessions {
     }
 
     /// Ends the session `id` as a client's `DELETE` does (its requests in flight are
-    /// cancelled and its streams end); false when there is no such session.
+    /// cancelled and its streams end; with a shared store, on every replica); false when
+    /// there is no such session here.
     pub fn close(&self, id: &str) -> bool {
-        self.remove(id).is_some()
+        let found = self.evict(id).is_some();
+        if self.inner.shared {
+            let this = self.clone();
+            let id = id.to_owned();
+            tokio::spawn(async move {
+                if let Err(e) = replicas::end(&this, &id).await {
+                    tracing::warn!(session = %id, "the session's shared record stays: {e}");
+                }
+            });
+        }
+        found
     }
 
-    /// The store of resumable events.
-    pub(super) fn store(&self) -> &Arc<dyn EventStore> {
-        &self.inner.store
+    pub(super) fn registry(&self) -> &Registry {
+        &self.inner
+    }
+
+    /// The store of this process's resumable events.
+    pub(super) fn events(&self) -> &Arc<dyn EventStore> {
+        &self.inner.events
+    }
+
+    /// The session store.
+    pub(super) fn store(&self) -> Option<&Arc<dyn SessionStore>> {
+        self.inner.shared.then_some(&self.inner.store)
     }
 
     fn publish(&self, map: &HashMap<Arc<str>, Arc<HttpSession>>) {
@@ -121,19 +179,68 @@ impl HttpSessions {
             map.insert(session.id.clone(), session);
             self.publish(&map);
         }
-        if !self.inner.sweeping.swap(true, Ordering::AcqRel) {
-            tokio::spawn(sweep(Arc::downgrade(&self.inner)));
-        }
+        self.sweep_from_now_on();
         Ok(())
     }
 
-    /// The session with this id.
+    fn sweep_from_now_on(&self) {
+        if !self.inner.sweeping.swap(true, Ordering::AcqRel) {
+            tokio::spawn(sweep(Arc::downgrade(&self.inner)));
+        }
+    }
+
+    /// The session with this id in this process.
     pub(super) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
         self.inner.map.lock().get(id).cloned()
     }
 
-    /// Removes and ends a session.
-    pub(super) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
+    /// The session with this id: from this process, brought up to date with (or first
+    /// loaded from) a shared store.
+    pub(super) async fn load(&self, id: &str) -> Result<Option<Arc<HttpSession>>, StoreError> {
+        let local = self.get(id);
+        if !self.inner.shared {
+            return Ok(local);
+        }
+        let known = local.as_ref().map(|hs| hs.revision.load(Ordering::Acquire));
+        match self.inner.store.load(id, known).await? {
+            Loaded::Changed(record, revision) => {
+                let hs = match local {
+                    Some(hs) => hs,
+                    None => self.adopt(id, &record),
+                };
+                replicas::restore(&hs, &record);
+                hs.revision.store(revision, Ordering::Release);
+                Ok(Some(hs))
+            }
+            Loaded::Missing => {
+                // Ended on another replica (or expired) while cached here.
+                if local.is_some() {
+                    self.evict(id);
+                }
+                Ok(None)
+            }
+            _ => Ok(local),
+        }
+    }
+
+    /// A session another replica created, served here from now on.
+    fn adopt(&self, id: &str, record: &super::session_store::SessionRecord) -> Arc<HttpSession> {
+        let id: Arc<str> = Arc::from(id);
+        let mut map = self.inner.map.lock();
+        if let Some(hs) = map.get(&id) {
+            return hs.clone();
+        }
+        let session = self.inner.server.new_session(Some(id.clone()));
+        let hs = HttpSession::new(id.clone(), session, record.client.as_deref().map(Arc::from));
+        map.insert(id, hs.clone());
+        self.publish(&map);
+        drop(map);
+        self.sweep_from_now_on();
+        hs
+    }
+
+    /// Removes a session from this process and ends what it runs here (the store keeps it).
+    pub(super) fn evict(&self, id: &str) -> Option<Arc<HttpSession>> {
         let removed = {
             let mut map = self.inner.map.lock();
             let removed = map.remove(id);
@@ -142,7 +249,7 @@ impl HttpSessions {
         };
         if let Some(s) = &removed {
             self.inner.forget(s);
-            s.close(&self.inner.store);
+            s.close(&self.inner.events);
         }
         removed
     }
@@ -155,7 +262,8 @@ impl HttpSessions {
         }
     }
 
-    /// Shutdown, last step: every session ends.
+    /// Shutdown, last step: every session ends here (a shared store keeps them for the other
+    /// replicas).
     pub(super) fn close_all(&self) {
         let all: Vec<_> = {
             let mut map = self.inner.map.lock();
@@ -165,12 +273,16 @@ impl HttpSessions {
         };
         for s in all {
             self.inner.forget(&s);
-            s.close(&self.inner.store);
+            s.close(&self.inner.events);
         }
     }
 }
 
 impl Registry {
+    pub(super) fn idle_timeout(&self) -> Duration {
+        self.idle_timeout
+    }
+
     /// A session left the table: its client has one less.
     fn forget(&self, session: &HttpSession) {
         let Some(client) = &session.client else {
@@ -186,7 +298,9 @@ impl Registry {
     }
 }
 
-/// Removes idle sessions every `sweep_interval` for as long as the registry exists.
+/// Removes idle sessions every `sweep_interval` for as long as the registry exists; with a
+/// shared store, keeps the store's copy of the sessions in use here alive, and evicts those
+/// the store no longer has.
 async fn sweep(registry: Weak<Registry>) {
     let interval = match registry.upgrade() {
         Some(r) => r.sweep_interval,
@@ -197,7 +311,7 @@ async fn sweep(registry: Weak<Registry>) {
         let Some(registry) = registry.upgrade() else {
             return;
         };
-        let expired: Vec<Arc<HttpSession>> = {
+        let (expired, in_use): (Vec<Arc<HttpSession>>, Vec<Arc<str>>) = {
             let mut map = registry.map.lock();
             let before = map.len();
             let mut expired = Vec::new();
@@ -211,14 +325,31 @@ async fn sweep(registry: Weak<Registry>) {
             if map.len() != before {
                 registry.count.send_replace(map.len());
             }
-            expired
+            (expired, map.keys().cloned().collect())
         };
         if !expired.is_empty() {
             tracing::debug!(count = expired.len(), "idle HTTP sessions expired");
         }
         for s in expired {
             registry.forget(&s);
-            s.close(&registry.store);
+            s.close(&registry.events);
+        }
+        if registry.shared && !in_use.is_empty() {
+            match registry.store.touch(in_use.clone()).await {
+                Ok(alive) => {
+                    for (id, alive) in in_use.iter().zip(alive) {
+                        if !alive {
+                            let gone = registry.map.lock().remove(id);
+                            if let Some(s) = gone {
+                                registry.forget(&s);
+                                s.close(&registry.events);
+                            }
+                        }
+                    }
+                    registry.count.send_replace(registry.map.lock().len());
+                }
+                Err(e) => tracing::debug!("sessions in use not kept alive in the store: {e}"),
+            }
         }
     }
 }
@@ -228,8 +359,10 @@ pub(super) struct HttpSession {
     pub(super) id: Arc<str>,
     pub(super) session: Arc<Session>,
     /// The client it counts against ([`current_client`](super::current_client)).
-    client: Option<Arc<str>>,
+    pub(super) client: Option<Arc<str>>,
     next_stream: AtomicU64,
+    /// The revision of the shared store's record this copy reflects.
+    pub(super) revision: AtomicU64,
     /// Streams still producing events; `0` is the GET stream.
     live: Mutex<HashMap<u64, Arc<LiveStream>>>,
     /// Set (under the `live` lock) when the session ended: streams opened later are born
@@ -247,6 +380,7 @@ impl HttpSession {
             session,
             client,
             next_stream: AtomicU64::new(STANDALONE + 1),
+            revision: AtomicU64::new(0),
             live: Mutex::default(),
             closed: AtomicBool::new(false),
         })
@@ -261,10 +395,23 @@ impl HttpSession {
             .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
     }
 
-    /// A new stream for a POST's response.
-    pub(super) fn open_stream(&self, store: &Arc<dyn EventStore>) -> Arc<LiveStream> {
-        let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let stream = LiveStream::new(self.id.clone(), id, store.clone());
+    /// A new stream for a POST's response (of the request whose id is `request`, encoded).
+    /// With a shared store, streams are numbered at random, so that replicas never reuse a
+    /// number of the same session.
+    pub(super) fn open_stream(
+        &self,
+        sessions: &HttpSessions,
+        request: Option<String>,
+    ) -> Arc<LiveStream> {
+        let store = sessions.store();
+        let id = match store {
+            Some(_) => replicas::stream_number(),
+            None => self.next_stream.fetch_add(1, Ordering::Relaxed),
+        };
+        if let Some(store) = store {
+            store.open_stream(&self.id, id, request);
+        }
+        let stream = LiveStream::new(self.id.clone(), id, sessions.events().clone(), store.cloned(), 0);
         let mut live = self.live.lock();
         if self.closed.load(Ordering::Acquire) {
             stream.finish();
@@ -277,6 +424,7 @@ impl HttpSession {
     /// The stream is finished: resuming it replays from the store only.
     pub(super) fn stream_finished(&self, stream: &LiveStream) {
         stream.finish();
+        stream.finish_stored();
         self.live.lock().remove(&stream.id);
     }
 
@@ -284,18 +432,28 @@ impl HttpSession {
         self.live.lock().get(&id).cloned()
     }
 
-    /// The GET stream, created on first use: from then on, messages unrelated to any request
-    /// (list changes, resource updates) are sent on it until the session ends, kept for replay
-    /// while no connection is attached.
-    pub(super) fn standalone(&self, store: &Arc<dyn EventStore>) -> Arc<LiveStream> {
+    /// The GET stream, created on first use (its events numbered after `last`): from then on,
+    /// messages unrelated to any request (list changes, resource updates) are sent on it until
+    /// the session ends, kept for replay while no connection is attached.
+    pub(super) fn standalone(&self, sessions: &HttpSessions, last: u64) -> Arc<LiveStream> {
         let mut live = self.live.lock();
         if let Some(s) = live.get(&STANDALONE) {
             return s.clone();
         }
-        let stream = LiveStream::new(self.id.clone(), STANDALONE, store.clone());
+        let store = sessions.store();
+        let stream = LiveStream::new(
+            self.id.clone(),
+            STANDALONE,
+            sessions.events().clone(),
+            store.cloned(),
+            last,
+        );
         if self.closed.load(Ordering::Acquire) {
             stream.finish();
             return stream;
+        }
+        if let Some(store) = store {
+            store.open_stream(&self.id, STANDALONE, None);
         }
         let (tx, mut rx) = mpsc::channel::<Outbound>(OUTLET_CAPACITY);
         self.session.set_push(Some(tx));
@@ -315,9 +473,18 @@ impl HttpSession {
         stream
     }
 
-    /// Ends the session: requests in flight are cancelled, open connections end, the kept
-    /// events are forgotten.
-    fn close(&self, store: &Arc<dyn EventStore>) {
+    /// Another replica serves the client's GET stream now: this one stops sending on it.
+    pub(super) fn release_standalone(&self) {
+        let stream = self.live.lock().remove(&STANDALONE);
+        if let Some(stream) = stream {
+            self.session.set_push(None);
+            stream.finish();
+        }
+    }
+
+    /// Ends the session here: requests in flight are cancelled, open connections end, the
+    /// events kept in this process are forgotten.
+    fn close(&self, events: &Arc<dyn EventStore>) {
         self.session.close();
         let streams: Vec<_> = {
             let mut live = self.live.lock();
@@ -327,6 +494,6 @@ impl HttpSession {
         for s in streams {
             s.finish();
         }
-        store.remove_session(&self.id);
+        events.remove_session(&self.id);
     }
 }

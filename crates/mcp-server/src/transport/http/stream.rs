@@ -23,6 +23,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use tokio::sync::mpsc;
 
+use super::session_store::SessionStore;
 use super::store::EventStore;
 use crate::Server;
 use crate::registry::BoxFuture;
@@ -32,7 +33,7 @@ use crate::session::{BusyGuard, Outbound, Session};
 pub(super) const OUTLET_CAPACITY: usize = 64;
 /// Events queued for one connection; a connection that falls this far behind is dropped (the
 /// client resumes with `Last-Event-ID` and loses nothing the store still holds).
-const SINK_CAPACITY: usize = 256;
+pub(super) const SINK_CAPACITY: usize = 256;
 
 /// One SSE event as the pieces it is written in, so that a message's bytes go out as they
 /// were encoded instead of being copied into a frame: `id: …` and `data: `, the message, the
@@ -186,6 +187,8 @@ pub(super) struct LiveStream {
     session: Arc<str>,
     pub(super) id: u64,
     store: Arc<dyn EventStore>,
+    /// A shared session store, which keeps the events for the other replicas too.
+    shared: Option<Arc<dyn SessionStore>>,
     state: Mutex<StreamState>,
 }
 
@@ -197,12 +200,23 @@ struct StreamState {
 }
 
 impl LiveStream {
-    pub(super) fn new(session: Arc<str>, id: u64, store: Arc<dyn EventStore>) -> Arc<Self> {
+    /// A stream whose next event is `last + 1`.
+    pub(super) fn new(
+        session: Arc<str>,
+        id: u64,
+        store: Arc<dyn EventStore>,
+        shared: Option<Arc<dyn SessionStore>>,
+        last: u64,
+    ) -> Arc<Self> {
         Arc::new(Self {
             session,
             id,
             store,
-            state: Mutex::default(),
+            shared,
+            state: Mutex::new(StreamState {
+                last,
+                ..StreamState::default()
+            }),
         })
     }
 
@@ -220,6 +234,9 @@ impl LiveStream {
             .sink
             .as_ref()
             .map(|sink| (sink, event(Some((self.id, seq)), &message)));
+        if let Some(shared) = &self.shared {
+            shared.append(&self.session, self.id, seq, message.clone());
+        }
         self.store.append(&self.session, self.id, seq, message);
         if let Some((sink, framed)) = framed
             && sink.try_send(framed).is_err()
@@ -236,10 +253,25 @@ impl LiveStream {
     /// the priming event if asked, then the kept events after `after` (when resuming), then
     /// the live ones. A finished stream yields the replay and ends.
     pub(super) fn attach(&self, after: Option<u64>, prime: bool) -> mpsc::Receiver<Event> {
+        self.attach_after(Vec::new(), after, prime)
+    }
+
+    /// As [`attach`](Self::attach), with `earlier` (events another replica wrote, from a
+    /// shared store) before the ones kept here.
+    pub(super) fn attach_after(
+        &self,
+        earlier: Vec<(u64, Bytes)>,
+        after: Option<u64>,
+        prime: bool,
+    ) -> mpsc::Receiver<Event> {
         let mut state = self.state.lock();
-        let replay = after
-            .and_then(|after| self.store.replay(&self.session, self.id, after))
-            .unwrap_or_default();
+        let local_after = after.map(|a| earlier.last().map_or(a, |(seq, _)| a.max(*seq)));
+        let mut replay = earlier;
+        replay.extend(
+            local_after
+                .and_then(|after| self.store.replay(&self.session, self.id, after))
+                .unwrap_or_default(),
+        );
         let (tx, rx) = mpsc::channel(SINK_CAPACITY + replay.len() + 1);
         if prime {
             let _ = tx.try_send(priming(self.id, state.last));
@@ -267,6 +299,13 @@ impl LiveStream {
     pub(super) fn detach(&self, retry_ms: u64) {
         if let Some(sink) = self.state.lock().sink.take() {
             let _ = sink.try_send(Event::whole(Bytes::from(format!("retry: {retry_ms}\n\n"))));
+        }
+    }
+
+    /// The stream ended normally: a shared store marks it finished for the other replicas.
+    pub(super) fn finish_stored(&self) {
+        if let Some(shared) = &self.shared {
+            shared.finish_stream(&self.session, self.id);
         }
     }
 
