@@ -4,6 +4,9 @@
 //! conformance-server --port 3001      # serves http://127.0.0.1:3001/mcp
 //! "$CONFORMANCE" server --url http://localhost:3001/mcp --requirements 2025-11-25
 //! ```
+//!
+//! With `MCP_REDIS_URL` set, its sessions are shared through that Redis, so that several
+//! replicas behind a load balancer serve them.
 
 use anyhow::{Context, bail};
 
@@ -25,8 +28,10 @@ async fn main() -> anyhow::Result<()> {
         }
         _ => bail!("usage: conformance-server --port N   (serves http://127.0.0.1:N/mcp)"),
     };
+    // MCP_REDIS_URL: several of these serve the same sessions behind a load balancer.
+    let options = mcp_server::HttpOptions::default().session_store_from_env()?;
     let http = mcp_conformance::server::server()
-        .bind_http(("127.0.0.1", port), mcp_server::HttpOptions::default())
+        .bind_http(("127.0.0.1", port), options)
         .await
         .context("binding HTTP")?;
     eprintln!("MCP server listening on {}", http.url());

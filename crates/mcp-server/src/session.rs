@@ -249,10 +249,7 @@ impl Session {
             subscriptions.remove(uri)
         };
         if changed {
-            self.changes
-                .lock()
-                .subscriptions
-                .push((uri.to_owned(), on));
+            self.changes.lock().subscriptions.push((uri.to_owned(), on));
         }
     }
 

@@ -71,6 +71,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
         "sessions.max: the most stateful sessions at once",
     ),
     (
+        "MCP_REDIS_URL",
+        "sessions.redis_url: the Redis sessions are shared through (feature redis)",
+    ),
+    (
         "MCP_MAX_SESSIONS_PER_CLIENT",
         "sessions.max_per_client: the most stateful sessions of one client at once",
     ),
@@ -215,6 +219,9 @@ where
     }
     if let Some(v) = get("MCP_MAX_SESSIONS") {
         config.max_sessions = check("MCP_MAX_SESSIONS", value::count(v))?;
+    }
+    if let Some(v) = get("MCP_REDIS_URL") {
+        config.redis_url = Some(check("MCP_REDIS_URL", value::redis_url(v))?);
     }
     if let Some(v) = get("MCP_MAX_SESSIONS_PER_CLIENT") {
         config.max_sessions_per_client = check("MCP_MAX_SESSIONS_PER_CLIENT", value::count(v))?;

@@ -132,7 +132,16 @@ pub(super) fn parse(
     if let Some(v) = s.get("max_per_client") {
         config.max_sessions_per_client = s.check("max_per_client", count(&v))?;
     }
-    s.finish(&["idle_timeout", "sweep_interval", "max", "max_per_client"])?;
+    if let Some(v) = s.string("redis_url", value::REDIS_URL)? {
+        config.redis_url = Some(s.check("redis_url", value::redis_url(&v))?);
+    }
+    s.finish(&[
+        "idle_timeout",
+        "sweep_interval",
+        "max",
+        "max_per_client",
+        "redis_url",
+    ])?;
 
     let mut s = Section::take(&mut root, "limits", origin)?;
     if let Some(v) = s.get("max_message_bytes") {

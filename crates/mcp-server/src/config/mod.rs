@@ -96,7 +96,7 @@ pub use env::ENV_VARS;
 /// `MCP_SERVER_PORT`, `MCP_SERVER_PATH`, `MCP_ENABLE_CORS` (on when it is `true` in any
 /// case, as in seed 004), `MCP_ALLOWED_HOSTS` and `MCP_ALLOWED_ORIGINS` (comma-separated),
 /// `MCP_TLS_CERT`, `MCP_TLS_KEY`, `MCP_OPS_ENDPOINTS`, `MCP_SHUTDOWN_GRACE`,
-/// `MCP_SESSION_IDLE_TIMEOUT`, `MCP_MAX_SESSIONS`, `MCP_MAX_SESSIONS_PER_CLIENT`,
+/// `MCP_SESSION_IDLE_TIMEOUT`, `MCP_MAX_SESSIONS`, `MCP_MAX_SESSIONS_PER_CLIENT`, `MCP_REDIS_URL`,
 /// `MCP_MAX_MESSAGE_BYTES`, `MCP_PAGE_SIZE`, `MCP_MAX_IN_FLIGHT`, `MCP_MAX_BATCH_LEN`,
 /// `MCP_BATCH_CONCURRENCY`, `MCP_MAX_BATCH_RESPONSE_BYTES`, `MCP_KEEP_ALIVE`,
 /// `MCP_HEADER_READ_TIMEOUT`, `MCP_IDLE_TIMEOUT`, `MCP_MAX_CONNECTIONS`, `MCP_METRICS`,
@@ -144,6 +144,9 @@ pub struct ServerConfig {
     pub max_sessions: usize,
     /// The most stateful sessions of one client at once (default 100).
     pub max_sessions_per_client: usize,
+    /// The Redis that sessions are shared through, so that several replicas serve them all
+    /// (default none: sessions live in this process). Needs feature `redis`.
+    pub redis_url: Option<String>,
     /// The largest message accepted, in bytes (default 16 MiB).
     pub max_message_bytes: usize,
     /// Entries per page of the list methods (default 100).
@@ -184,6 +187,7 @@ impl Default for ServerConfig {
             session_sweep_interval: http.session_sweep_interval,
             max_sessions: http.max_sessions,
             max_sessions_per_client: http.max_sessions_per_client,
+            redis_url: None,
             max_message_bytes: server.max_message_bytes,
             page_size: server.page_size,
             max_in_flight: server.max_in_flight,
@@ -409,11 +413,25 @@ impl ServerConfig {
             session_sweep_interval: self.session_sweep_interval,
             max_sessions: self.max_sessions,
             max_sessions_per_client: self.max_sessions_per_client,
+            session_store: self.session_store(),
             tls: self.tls.clone(),
             auth: self.authenticator(),
             resource_metadata: self.resource_metadata(),
             ..defaults
         }
+    }
+
+    /// Where sessions live: the Redis of [`redis_url`](Self::redis_url) (checked when the
+    /// configuration was read), else this process.
+    fn session_store(&self) -> std::sync::Arc<dyn crate::SessionStore> {
+        #[cfg(feature = "redis")]
+        if let Some(url) = &self.redis_url {
+            match crate::RedisSessionStore::new(url, crate::RedisOptions::default()) {
+                Ok(store) => return std::sync::Arc::new(store),
+                Err(e) => tracing::error!("sessions.redis_url: {e}; sessions stay in this process"),
+            }
+        }
+        std::sync::Arc::new(crate::MemorySessionStore)
     }
 
     /// The authenticator `[auth]` describes: the static tokens (each its own principal,

@@ -91,7 +91,9 @@ impl Server {
     /// Serves as a small server's command line says: no arguments, stdio; `--http PORT`,
     /// streamable HTTP on `127.0.0.1:PORT` (port 0: the system picks one), announced on
     /// stderr as `MCP server listening on http://127.0.0.1:PORT/mcp`, until SIGINT or SIGTERM
-    /// (requests in flight finish first). The examples' `main` is one call:
+    /// (requests in flight finish first); with `MCP_REDIS_URL` set (feature `redis`), its
+    /// sessions are shared through that Redis with the other replicas. The examples' `main`
+    /// is one call:
     ///
     /// ```no_run
     /// # async fn run(server: mcp_server::Server) -> std::io::Result<()> {
@@ -115,9 +117,8 @@ impl Server {
                     )
                 })?;
                 self.shutdown_on_signals()?;
-                let http = self
-                    .bind_http(("127.0.0.1", port), crate::HttpOptions::default())
-                    .await?;
+                let options = crate::HttpOptions::default().session_store_from_env()?;
+                let http = self.bind_http(("127.0.0.1", port), options).await?;
                 eprintln!("MCP server listening on {}", http.url());
                 http.wait().await
             }

@@ -127,6 +127,28 @@ pub fn env_bool(name: &str, text: &str) -> bool {
     false
 }
 
+pub(super) const REDIS_URL: &str = "a Redis URL such as \"redis://127.0.0.1:6379/0\"";
+
+/// A Redis URL (`redis://`, `rediss://`, `redis+unix://`); the crate must have feature
+/// `redis` to use it. The URL is never repeated in the error (it may hold a password).
+pub(super) fn redis_url(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    let scheme_ok = ["redis://", "rediss://", "redis+unix://", "unix://"]
+        .iter()
+        .any(|s| t.starts_with(s));
+    if !scheme_ok {
+        return Err(invalid("(not shown)", REDIS_URL));
+    }
+    #[cfg(feature = "redis")]
+    {
+        crate::RedisSessionStore::new(t, crate::RedisOptions::default())
+            .map_err(|e| format!("{e}"))?;
+        Ok(t.to_owned())
+    }
+    #[cfg(not(feature = "redis"))]
+    Err("sessions shared through Redis need mcp-server's feature `redis`".to_owned())
+}
+
 pub(super) fn path(text: &str) -> Result<String, String> {
     let t = text.trim();
     if t.starts_with('/') && !t.contains(char::is_whitespace) && !t.contains(['?', '#']) {

@@ -74,10 +74,12 @@ pub(super) async fn get(shared: &Arc<Shared>, headers: &HeaderMap) -> Response {
     let sessions = &shared.sessions;
     let rx = match resume {
         // The GET stream, fresh or resumed: messages flow to this connection from now on.
-        None | Some((STANDALONE, _)) => match standalone(sessions, &hs, resume.map(|(_, after)| after)).await {
-            Ok(rx) => rx,
-            Err(e) => return reply::store_unavailable(None, &e),
-        },
+        None | Some((STANDALONE, _)) => {
+            match standalone(sessions, &hs, resume.map(|(_, after)| after)).await {
+                Ok(rx) => rx,
+                Err(e) => return reply::store_unavailable(None, &e),
+            }
+        }
         Some((stream, after)) => match hs.live_stream(stream) {
             Some(live) => live.attach(Some(after), false),
             None => match finished(sessions, &hs, stream, after).await {
@@ -131,7 +133,10 @@ async fn standalone(
     hs: &Arc<HttpSession>,
     after: Option<u64>,
 ) -> Result<mpsc::Receiver<stream::Event>, StoreError> {
-    let Some(store) = sessions.store().filter(|_| hs.live_stream(STANDALONE).is_none()) else {
+    let Some(store) = sessions
+        .store()
+        .filter(|_| hs.live_stream(STANDALONE).is_none())
+    else {
         return Ok(match after {
             None => hs.standalone(sessions, 0).attach(None, hs.primes()),
             Some(after) => hs.standalone(sessions, 0).attach(Some(after), false),
@@ -176,7 +181,11 @@ async fn finished(
     tokio::spawn(async move {
         for (seq, message) in stored.events {
             last = seq;
-            if tx.send(stream::event(Some((stream, seq)), &message)).await.is_err() {
+            if tx
+                .send(stream::event(Some((stream, seq)), &message))
+                .await
+                .is_err()
+            {
                 return;
             }
         }

@@ -67,25 +67,41 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>(
 }
 
 /// `GET /health`: `200` with `{"status":"ok","live":true,"ready":true,…}` while the server
-/// accepts requests; `503` with `"ready": false` once it is shutting down.
+/// accepts requests; `503` with `"ready": false` once it is shutting down, or with
+/// `"status":"degraded"` while a shared session store does not answer (`"store"` says which
+/// and why; stateless requests are still served).
 async fn health(State(ops): State<Arc<Ops>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
     if let Some(refused) = (ops.guard)(&parts) {
         return refused;
     }
     let shutting_down = ops.server.shutting_down().now_or_never().is_some();
+    let store = ops
+        .sessions
+        .store()
+        .map(|store| (store.describe(), store.health()));
+    let store_error = store.as_ref().and_then(|(_, health)| health.error.clone());
     let (status, word) = if shutting_down {
         (StatusCode::SERVICE_UNAVAILABLE, "shutting_down")
+    } else if store_error.is_some() {
+        (StatusCode::SERVICE_UNAVAILABLE, "degraded")
     } else {
         (StatusCode::OK, "ok")
     };
-    let body = json!({
+    let mut body = json!({
         "status": word,
         "live": true,
-        "ready": !shutting_down,
+        "ready": status == StatusCode::OK,
         "sessions": ops.sessions.count(),
         "uptimeSeconds": ops.started.elapsed().as_secs(),
     });
+    if let Some((describe, _)) = store {
+        body["store"] = json!({
+            "type": describe,
+            "reachable": store_error.is_none(),
+            "error": store_error,
+        });
+    }
     json_response(status, &body)
 }
 

@@ -116,6 +116,36 @@ pub struct HttpOptions {
     pub max_connections: usize,
 }
 
+impl HttpOptions {
+    /// Shares stateful sessions through the Redis that `MCP_REDIS_URL` names, when it is set
+    /// and not empty (with `MCP_REDIS_PREFIX` as the key prefix when set); otherwise returns
+    /// the options as they are.
+    ///
+    /// # Errors
+    ///
+    /// The variable is set but is not a Redis URL, or the crate lacks feature `redis`.
+    pub fn session_store_from_env(self) -> std::io::Result<Self> {
+        let set = std::env::var("MCP_REDIS_URL").is_ok_and(|url| !url.is_empty());
+        if !set {
+            return Ok(self);
+        }
+        #[cfg(feature = "redis")]
+        {
+            let store = super::RedisSessionStore::from_env()
+                .expect("MCP_REDIS_URL is set")
+                .map_err(|e| std::io::Error::other(format!("MCP_REDIS_URL: {e}")))?;
+            Ok(Self {
+                session_store: Arc::new(store),
+                ..self
+            })
+        }
+        #[cfg(not(feature = "redis"))]
+        Err(std::io::Error::other(
+            "MCP_REDIS_URL is set, but mcp-server was built without its feature `redis`",
+        ))
+    }
+}
+
 impl Default for HttpOptions {
     fn default() -> Self {
         Self {

@@ -145,7 +145,9 @@ pub(super) fn restore(hs: &HttpSession, record: &SessionRecord) {
 
 /// A record field's value (JSON text).
 fn from_json<T: serde::de::DeserializeOwned>(field: &Option<String>) -> Option<T> {
-    field.as_deref().and_then(|text| serde_json::from_str(text).ok())
+    field
+        .as_deref()
+        .and_then(|text| serde_json::from_str(text).ok())
 }
 
 /// The record of a new session, whole.

@@ -38,10 +38,7 @@ pub(super) fn invalid(
 
 /// The answer when the shared session store does not answer: `503` with `Retry-After`, and
 /// `-32012` naming the store and the cause, so that clients retry instead of starting over.
-pub(super) fn store_unavailable(
-    id: Option<&Id>,
-    e: &super::session_store::StoreError,
-) -> Response {
+pub(super) fn store_unavailable(id: Option<&Id>, e: &super::session_store::StoreError) -> Response {
     let error = ErrorObject::new(
         crate::middleware::codes::OVERLOADED,
         format!("{e}; this request needs it: retry shortly"),

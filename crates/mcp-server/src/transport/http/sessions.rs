@@ -411,7 +411,13 @@ impl HttpSession {
         if let Some(store) = store {
             store.open_stream(&self.id, id, request);
         }
-        let stream = LiveStream::new(self.id.clone(), id, sessions.events().clone(), store.cloned(), 0);
+        let stream = LiveStream::new(
+            self.id.clone(),
+            id,
+            sessions.events().clone(),
+            store.cloned(),
+            0,
+        );
         let mut live = self.live.lock();
         if self.closed.load(Ordering::Acquire) {
             stream.finish();

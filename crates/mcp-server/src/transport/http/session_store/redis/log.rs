@@ -10,7 +10,7 @@ use redis::Value;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use super::Inner;
+use super::{Inner, scripts};
 use crate::transport::http::session_store::{Followed, StoreError, StoredStream};
 
 /// The entry id that ends a stream (above every event's `0-seq`).
@@ -28,21 +28,20 @@ pub(super) struct Meta {
     pub(super) request: Option<String>,
 }
 
-/// One write of the event log.
-pub(super) enum Op {
-    Open {
-        streams: String,
-        stream: u64,
-        meta: Meta,
-    },
-    Append {
-        key: String,
-        seq: u64,
-        message: Bytes,
-    },
-    Finish {
-        key: String,
-    },
+/// One write of the event log of `session`'s stream `stream`.
+pub(super) struct Op {
+    pub(super) session: String,
+    pub(super) stream: u64,
+    pub(super) write: Write,
+}
+
+pub(super) enum Write {
+    /// The stream starts: who writes it.
+    Open(Meta),
+    /// Event `seq`.
+    Event(u64, Bytes),
+    /// The stream ends.
+    End,
 }
 
 pub(super) fn queue(inner: &Inner, op: Op) {
@@ -52,43 +51,39 @@ pub(super) fn queue(inner: &Inner, op: Op) {
 
 /// Writes the queued operations in order, a batch per round trip.
 pub(super) async fn writer(store: Weak<Inner>, mut rx: mpsc::UnboundedReceiver<Op>) {
+    let script = redis::Script::new(scripts::STREAM);
     let mut batch = Vec::with_capacity(BATCH);
     while rx.recv_many(&mut batch, BATCH).await > 0 {
         let Some(inner) = store.upgrade() else {
             return;
         };
-        let ttl = inner.ttl_ms() as i64;
+        let ttl = inner.ttl_ms();
         let max = inner.options.max_events_per_stream;
+        // The script is loaded once per batch (a restarted Redis forgot it); each write then
+        // goes by its hash.
         let mut pipe = redis::pipe();
         pipe.ignore_errors();
+        pipe.cmd("SCRIPT").arg("LOAD").arg(scripts::STREAM).ignore();
         for op in batch.drain(..) {
-            match op {
-                Op::Open {
-                    streams,
-                    stream,
-                    meta,
-                } => {
+            let cmd = pipe
+                .cmd("EVALSHA")
+                .arg(script.get_hash())
+                .arg(3)
+                .arg(inner.key(&op.session, "rec"))
+                .arg(inner.key(&op.session, "streams"))
+                .arg(inner.stream_key(&op.session, op.stream))
+                .arg(ttl);
+            match op.write {
+                Write::Open(meta) => {
                     let meta = serde_json::to_string(&meta).unwrap_or_default();
-                    pipe.hset(&streams, stream, meta).ignore();
-                    pipe.pexpire(&streams, ttl).ignore();
+                    cmd.arg("open").arg(op.stream).arg(meta)
                 }
-                Op::Append { key, seq, message } => {
-                    pipe.cmd("XADD")
-                        .arg(&key)
-                        .arg("MAXLEN")
-                        .arg("~")
-                        .arg(max)
-                        .arg(format!("0-{seq}"))
-                        .arg("m")
-                        .arg(message.as_ref())
-                        .ignore();
-                    pipe.pexpire(&key, ttl).ignore();
+                Write::Event(seq, message) => {
+                    cmd.arg("event").arg(seq).arg(message.as_ref()).arg(max)
                 }
-                Op::Finish { key } => {
-                    pipe.cmd("XADD").arg(&key).arg(END).arg("end").arg(1).ignore();
-                    pipe.pexpire(&key, ttl).ignore();
-                }
+                Write::End => cmd.arg("end"),
             }
+            .ignore();
         }
         let Ok(mut conn) = inner.conn() else {
             continue;
@@ -113,7 +108,10 @@ fn entry(value: Value) -> Option<Option<(u64, Bytes)>> {
     }
     let seq = id.strip_prefix("0-")?.parse().ok()?;
     let fields: Vec<Vec<u8>> = redis::from_redis_value(parts.next()?).ok()?;
-    let message = fields.chunks(2).find(|f| f[0] == b"m").map(|f| f[1].clone())?;
+    let message = fields
+        .chunks(2)
+        .find(|f| f[0] == b"m")
+        .map(|f| f[1].clone())?;
     Some(Some((seq, Bytes::from(message))))
 }
 
@@ -142,7 +140,10 @@ pub(super) async fn replay(
     let key = inner.stream_key(session, stream);
     let mut conn = inner.conn()?;
     let mut pipe = redis::pipe();
-    pipe.cmd("XRANGE").arg(&key).arg(format!("(0-{after}")).arg("+");
+    pipe.cmd("XRANGE")
+        .arg(&key)
+        .arg(format!("(0-{after}"))
+        .arg("+");
     pipe.cmd("XREVRANGE")
         .arg(&key)
         .arg(format!("({END}"))
@@ -203,7 +204,11 @@ async fn following(
         .set_connection_timeout(Some(inner.options.op_timeout))
         .set_response_timeout(Some(FOLLOW_BLOCK + inner.options.op_timeout));
     let mut conn = inner
-        .run(inner.client.get_multiplexed_async_connection_with_config(&config))
+        .run(
+            inner
+                .client
+                .get_multiplexed_async_connection_with_config(&config),
+        )
         .await?;
     loop {
         let mut xread = redis::cmd("XREAD");
@@ -240,7 +245,12 @@ async fn following(
         } else {
             // Nothing new: is the writer still there?
             let meta: Option<String> = inner
-                .run(redis::cmd("HGET").arg(streams).arg(stream).query_async(&mut conn))
+                .run(
+                    redis::cmd("HGET")
+                        .arg(streams)
+                        .arg(stream)
+                        .query_async(&mut conn),
+                )
                 .await?;
             let meta: Option<Meta> = meta.and_then(|m| serde_json::from_str(&m).ok());
             let Some(meta) = meta else {

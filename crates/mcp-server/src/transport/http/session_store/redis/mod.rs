@@ -134,11 +134,7 @@ impl RedisSessionStore {
         let client = redis::Client::open(url)
             .map_err(|e| StoreError::Unavailable(format!("invalid Redis URL: {e}")))?;
         let info = client.get_connection_info();
-        let address = format!(
-            "redis://{}/{}",
-            info.addr(),
-            info.redis_settings().db()
-        );
+        let address = format!("redis://{}/{}", info.addr(), info.redis_settings().db());
         let (log, log_rx) = mpsc::unbounded_channel();
         let mut id = [0u8; 6];
         getrandom::fill(&mut id).map_err(|e| StoreError::Unavailable(e.to_string()))?;
@@ -167,7 +163,9 @@ impl RedisSessionStore {
     ///
     /// The URL is not a Redis URL.
     pub fn from_env() -> Option<Result<Self, StoreError>> {
-        let url = std::env::var("MCP_REDIS_URL").ok().filter(|u| !u.is_empty())?;
+        let url = std::env::var("MCP_REDIS_URL")
+            .ok()
+            .filter(|u| !u.is_empty())?;
         let mut options = RedisOptions::default();
         if let Ok(prefix) = std::env::var("MCP_REDIS_PREFIX")
             && !prefix.is_empty()
@@ -489,37 +487,19 @@ impl SessionStore for RedisSessionStore {
     }
 
     fn open_stream(&self, session: &str, stream: u64, request: Option<String>) {
-        log::queue(
-            &self.inner,
-            log::Op::Open {
-                streams: self.inner.key(session, "streams"),
-                stream,
-                meta: log::Meta {
-                    owner: self.inner.replica.clone(),
-                    request,
-                },
-            },
-        );
+        let meta = log::Meta {
+            owner: self.inner.replica.clone(),
+            request,
+        };
+        self.write(session, stream, log::Write::Open(meta));
     }
 
     fn append(&self, session: &str, stream: u64, seq: u64, message: Bytes) {
-        log::queue(
-            &self.inner,
-            log::Op::Append {
-                key: self.inner.stream_key(session, stream),
-                seq,
-                message,
-            },
-        );
+        self.write(session, stream, log::Write::Event(seq, message));
     }
 
     fn finish_stream(&self, session: &str, stream: u64) {
-        log::queue(
-            &self.inner,
-            log::Op::Finish {
-                key: self.inner.stream_key(session, stream),
-            },
-        );
+        self.write(session, stream, log::Write::End);
     }
 
     fn replay(
@@ -537,7 +517,11 @@ impl SessionStore for RedisSessionStore {
         log::follow(&self.inner, session, stream, after)
     }
 
-    fn publish(&self, to: Option<&str>, message: BusMessage) -> BoxFuture<Result<bool, StoreError>> {
+    fn publish(
+        &self,
+        to: Option<&str>,
+        message: BusMessage,
+    ) -> BoxFuture<Result<bool, StoreError>> {
         let inner = self.inner.clone();
         let to = to.map(str::to_owned);
         Box::pin(async move { bus::publish(&inner, to.as_deref(), &message).await })
@@ -556,6 +540,17 @@ impl SessionStore for RedisSessionStore {
                 .as_ref()
                 .map(|cause| format!("Redis at {}: {cause}", self.inner.address)),
         }
+    }
+}
+
+impl RedisSessionStore {
+    fn write(&self, session: &str, stream: u64, write: log::Write) {
+        let op = log::Op {
+            session: session.to_owned(),
+            stream,
+            write,
+        };
+        log::queue(&self.inner, op);
     }
 }
 

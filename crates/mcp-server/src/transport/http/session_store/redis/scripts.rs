@@ -37,3 +37,21 @@ pub(super) const DELETE: &str = r"
 for _, n in ipairs(redis.call('HKEYS', KEYS[3])) do redis.call('DEL', ARGV[1] .. n) end
 return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 ";
+
+/// One write of a stream, only while its session exists (a late event of a deleted session
+/// must not bring its keys back). `KEYS`: the record, the streams hash, the stream. `ARGV`:
+/// the time to live (ms), then `open STREAM META`, `event SEQ MESSAGE MAXLEN` or `end`.
+pub(super) const STREAM: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[2] == 'open' then
+  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[1])
+  return 1
+elseif ARGV[2] == 'event' then
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '0-' .. ARGV[3], 'm', ARGV[4])
+else
+  redis.call('XADD', KEYS[3], '1-0', 'end', 1)
+end
+redis.call('PEXPIRE', KEYS[3], ARGV[1])
+return 1
+";
