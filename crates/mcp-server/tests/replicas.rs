@@ -93,6 +93,10 @@ struct Replicas {
 
 impl Replicas {
     async fn start(n: usize) -> Self {
+        Self::start_with(n, |_| {}).await
+    }
+
+    async fn start_with(n: usize, change: impl Fn(&mut HttpOptions)) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let redis = Redis::start(dir.path()).await;
         let prefix = format!("t{}", std::process::id());
@@ -100,7 +104,9 @@ impl Replicas {
         let mut http = Vec::new();
         for _ in 0..n {
             let server = server();
-            http.push(start(&server, replica_options(&redis.url, &prefix)).await);
+            let mut options = replica_options(&redis.url, &prefix);
+            change(&mut options);
+            http.push(start(&server, options).await);
             servers.push(server);
         }
         Self {
@@ -466,4 +472,95 @@ async fn without_redis_requests_fail_fast_and_service_comes_back() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
+}
+
+#[tokio::test]
+async fn an_idle_session_expires_on_every_replica() {
+    let r = Replicas::start_with(2, |o| {
+        o.session_idle_timeout = Duration::from_millis(400);
+        o.session_sweep_interval = Duration::from_millis(50);
+    })
+    .await;
+    let c = client();
+    let sid = initialize(&c, &r.url(0)).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
+    let (status, _, _) = outcome(
+        in_session(&c, &r.url(1), &sid)
+            .json(&ping)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    // Unused, it leaves both replicas' memory, then the store.
+    for http in &r.http {
+        http.sessions().wait_for_count(|n| n == 0).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while r.keys().await.iter().any(|k| k.contains(&sid)) {
+        assert!(
+            Instant::now() < deadline,
+            "the record outlived its idle timeout"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for i in 0..2 {
+        let (status, _, _) = outcome(
+            in_session(&c, &r.url(i), &sid)
+                .json(&ping)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 404, "replica {i}");
+    }
+}
+
+#[tokio::test]
+async fn a_stream_whose_replica_is_gone_ends_with_an_error_for_its_request() {
+    let r = Replicas::start(1).await;
+    let c = client();
+    let sid = initialize(&c, &r.url(0)).await;
+    // Stream 77 as a replica that died mid-call left it: one event, no end, and no heartbeat
+    // of its writer.
+    let client = redis::Client::open(r.redis.url.as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let key = |what: &str| format!("{}:{{{sid}}}:{what}", r.prefix);
+    let progress = json!({ "jsonrpc": "2.0", "method": "notifications/progress",
+                           "params": { "progressToken": "p", "progress": 1 } });
+    let () = redis::pipe()
+        .hset(
+            key("streams"),
+            77,
+            r#"{"owner":"deadbeef0000","request":"5"}"#,
+        )
+        .ignore()
+        .cmd("XADD")
+        .arg(key("ev:77"))
+        .arg("0-1")
+        .arg("m")
+        .arg(progress.to_string())
+        .ignore()
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let resumed = c
+        .get(r.url(0))
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", LEGACY)
+        .header("last-event-id", "77-0")
+        .send()
+        .await
+        .unwrap();
+    let mut sse = Sse::new(resumed);
+    let (id, first) = sse.message().await.expect("the stored event");
+    assert_eq!((id.as_deref(), &first), (Some("77-1"), &progress));
+    let (id, error) = sse.message().await.expect("the error for the request");
+    assert_eq!(id.as_deref(), Some("77-2"));
+    assert_eq!(error["id"], 5, "{error}");
+    assert_eq!(error["error"]["code"], -32603, "{error}");
+    assert!(sse.next().await.is_none(), "the stream ends after it");
 }

@@ -299,8 +299,8 @@ impl Registry {
 }
 
 /// Removes idle sessions every `sweep_interval` for as long as the registry exists; with a
-/// shared store, keeps the store's copy of the sessions in use here alive, and evicts those
-/// the store no longer has.
+/// shared store, keeps the store's copy of the sessions busy here alive, and evicts those the
+/// store no longer has.
 async fn sweep(registry: Weak<Registry>) {
     let interval = match registry.upgrade() {
         Some(r) => r.sweep_interval,
@@ -325,7 +325,14 @@ async fn sweep(registry: Weak<Registry>) {
             if map.len() != before {
                 registry.count.send_replace(map.len());
             }
-            (expired, map.keys().cloned().collect())
+            // Sessions busy here (a long call, an open stream) may send nothing to the store
+            // for a while: their records are kept alive. Idle ones are left to expire.
+            let busy = map
+                .iter()
+                .filter(|(_, s)| s.session.idle_for().is_zero())
+                .map(|(id, _)| id.clone())
+                .collect();
+            (expired, busy)
         };
         if !expired.is_empty() {
             tracing::debug!(count = expired.len(), "idle HTTP sessions expired");
