@@ -6,14 +6,20 @@
 //!   pending and extension scenarios included) also runs; the ones that fail are printed, and
 //!   none of them may be a scenario of the requirement set (so only pending or extension
 //!   scenarios can fail there).
+//! - Scale-out (issue 16): the 2025-11-25 requirement set must pass the same way against three
+//!   `conformance-server` replicas sharing their sessions through one `redis-server`
+//!   (`MCP_REDIS_URL`), behind an `haproxy` that balances every request round-robin, without
+//!   stickiness: whichever replica a request lands on serves its session.
 //!
-//! Needs the peers (`scripts/install-peers.sh`); fails, never skips, when they are missing.
+//! Needs the peers (`scripts/install-peers.sh`), and for scale-out `redis-server` and `haproxy`
+//! (`scripts/install-system-deps.sh`); fails, never skips, when they are missing.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
+use mcp_test_support::scale_out::{Haproxy, Redis};
 use mcp_test_support::{ServerProcess, free_port, run_conformance};
 use serde_json::Value;
 
@@ -32,6 +38,17 @@ async fn start_server() -> ServerProcess {
         .kill_on_drop(true);
     mcp_test_support::start_http_server(command, port, "conformance-server", "listening on http://")
         .await
+}
+
+/// A `conformance-server` replica on `port` whose sessions live in the Redis at `redis_url`;
+/// ready once it says it listens (it has reached the store by then).
+async fn start_replica(name: &'static str, port: u16, redis_url: &str) -> ServerProcess {
+    let mut command = tokio::process::Command::new(SERVER);
+    command
+        .args(["--port", &port.to_string()])
+        .env("MCP_REDIS_URL", redis_url)
+        .kill_on_drop(true);
+    mcp_test_support::start_http_server(command, port, name, "listening on http://").await
 }
 
 async fn conformance(args: &[&str]) -> Output {
@@ -123,12 +140,18 @@ async fn listed(revision: &str) -> BTreeSet<String> {
 async fn requirement_set(revision: &str) {
     let _serial = SERIAL.lock().await;
     let server = start_server().await;
+    requirement_set_at(revision, &server.url, revision).await;
+}
+
+/// Runs the requirement set `revision` against the MCP endpoint `url` (`label` names the run
+/// in messages) and asserts that it passes.
+async fn requirement_set_at(revision: &str, url: &str, label: &str) {
     let out = tempfile::tempdir().expect("a temporary directory");
     let dir = out.path().to_str().expect("a UTF-8 path");
     let output = conformance(&[
         "server",
         "--url",
-        &server.url,
+        url,
         "--requirements",
         revision,
         "-o",
@@ -154,20 +177,20 @@ async fn requirement_set(revision: &str) {
         })
         .collect();
     eprintln!(
-        "[{revision}] {} scenarios, {} checks; warnings:\n  {}",
+        "[{label}] {} scenarios, {} checks; warnings:\n  {}",
         results.len(),
         results.iter().map(|(_, c)| c.len()).sum::<usize>(),
         warnings.join("\n  ")
     );
     assert!(
         output.status.success(),
-        "[{revision}] the requirement set failed ({}):\n  {}\n--- suite output ---\n{summary}",
+        "[{label}] the requirement set failed ({}):\n  {}\n--- suite output ---\n{summary}",
         output.status,
         failures.join("\n  ")
     );
     assert!(
         !results.is_empty(),
-        "[{revision}] no checks.json was written:\n{summary}"
+        "[{label}] no checks.json was written:\n{summary}"
     );
 }
 
@@ -239,6 +262,25 @@ async fn requirements_2025_11_25() {
 #[tokio::test]
 async fn requirements_2026_07_28() {
     requirement_set("2026-07-28").await;
+}
+
+/// The 2025-11-25 requirement set against three replicas behind a round-robin balancer: every
+/// request of a scenario (its `initialize`, the requests and notifications of its session, its
+/// GET stream, its answers to the server's requests) may land on another replica.
+#[tokio::test]
+async fn requirements_2025_11_25_behind_a_balancer() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let redis = Redis::start(dir.path()).await;
+    let (mut replicas, mut ports) = (Vec::new(), Vec::new());
+    for name in ["replica-1", "replica-2", "replica-3"] {
+        let port = free_port();
+        replicas.push(start_replica(name, port, &redis.url).await);
+        ports.push(port);
+    }
+    let balancer = Haproxy::start(&ports, dir.path()).await;
+    let url = format!("{}/mcp", balancer.origin());
+    requirement_set_at("2025-11-25", &url, "2025-11-25, 3 replicas behind haproxy").await;
 }
 
 #[tokio::test]
