@@ -16,7 +16,9 @@
 //! Every key of a session expires after the idle timeout unless used again.
 
 mod bus;
+mod heartbeat;
 mod log;
+mod record;
 mod scripts;
 
 use std::sync::Arc;
@@ -274,7 +276,7 @@ impl Inner {
         if let Some(rx) = self.log_rx.lock().take() {
             tokio::spawn(log::writer(Arc::downgrade(self), rx));
         }
-        tokio::spawn(heartbeat(Arc::downgrade(self)));
+        tokio::spawn(heartbeat::beat(Arc::downgrade(self)));
         tracing::info!(
             redis = %self.address,
             replica = %self.replica,
@@ -320,51 +322,6 @@ fn is_connection_error(e: &redis::RedisError) -> bool {
         || e.is_unrecoverable_error()
 }
 
-/// Says every `heartbeat` that this replica is alive, which also probes Redis: the first
-/// success after a failure ends the fast failures, and puts the signing key back in case
-/// Redis lost its data.
-async fn heartbeat(store: std::sync::Weak<Inner>) {
-    loop {
-        let Some(inner) = store.upgrade() else {
-            return;
-        };
-        let every = inner.options.heartbeat;
-        let key = inner.heartbeat_key(&inner.replica);
-        let ttl = u64::try_from((every * 3).as_millis()).unwrap_or(u64::MAX);
-        let beat = match inner.conn() {
-            Ok(mut conn) => {
-                inner
-                    .run_anyway(async move {
-                        redis::cmd("SET")
-                            .arg(&key)
-                            .arg(1)
-                            .arg("PX")
-                            .arg(ttl)
-                            .query_async::<Value>(&mut conn)
-                            .await
-                    })
-                    .await
-            }
-            Err(e) => Err(e),
-        };
-        let pause = match beat {
-            Ok(_) => {
-                if inner.mark_up()
-                    && let Err(e) = inner.signing_key().await
-                {
-                    tracing::warn!("could not restore the shared signing key: {e}");
-                }
-                bus::probe(&inner).await;
-                every
-            }
-            // Probe more often while down, so that service comes back soon after Redis.
-            Err(_) => every / 4,
-        };
-        drop(inner);
-        tokio::time::sleep(pause).await;
-    }
-}
-
 impl SessionStore for RedisSessionStore {
     fn is_shared(&self) -> bool {
         true
@@ -390,7 +347,7 @@ impl SessionStore for RedisSessionStore {
             let mut conn = inner.conn()?;
             let mut pipe = redis::pipe();
             pipe.atomic();
-            let mut fields = fields_of(&record);
+            let mut fields = record::fields_of(&record);
             fields.push(("rev", "1".into()));
             pipe.hset_multiple(&rec, &fields).ignore();
             if !record.subscribed.is_empty() {
@@ -416,7 +373,7 @@ impl SessionStore for RedisSessionStore {
                 .arg(inner.ttl_ms())
                 .arg(known.map(|r| r.to_string()).unwrap_or_default());
             let value: Value = inner.run(call.invoke_async(&mut conn)).await?;
-            Ok(loaded(value))
+            Ok(record::loaded(value))
         })
     }
 
@@ -425,7 +382,7 @@ impl SessionStore for RedisSessionStore {
         let keys = inner.session_keys(session);
         Box::pin(async move {
             let mut conn = inner.conn()?;
-            let fields = fields_of(&change);
+            let fields = record::fields_of(&change);
             let script = redis::Script::new(scripts::SAVE);
             let mut call = script.prepare_invoke();
             call.key(&keys[..]).arg(inner.ttl_ms()).arg(fields.len());
@@ -552,57 +509,4 @@ impl RedisSessionStore {
         };
         log::queue(&self.inner, op);
     }
-}
-
-/// The record's fields as stored (only those set).
-fn fields_of(record: &SessionRecord) -> Vec<(&'static str, String)> {
-    let mut fields = Vec::new();
-    let text = [
-        ("v", &record.version),
-        ("ci", &record.client_info),
-        ("cc", &record.client_capabilities),
-        ("ll", &record.log_level),
-        ("pr", &record.principal),
-        ("cl", &record.client),
-    ];
-    for (name, value) in text {
-        if let Some(value) = value {
-            fields.push((name, value.clone()));
-        }
-    }
-    if let Some(initialized) = record.initialized {
-        fields.push(("init", u8::from(initialized).to_string()));
-    }
-    fields
-}
-
-/// The answer of the `LOAD` script.
-fn loaded(value: Value) -> Loaded {
-    let Value::Array(parts) = value else {
-        return Loaded::Missing;
-    };
-    let mut parts = parts.into_iter();
-    let rev = parts
-        .next()
-        .and_then(|v| redis::from_redis_value::<String>(v).ok())
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(0);
-    let (Some(fields), Some(subs)) = (parts.next(), parts.next()) else {
-        return Loaded::Unchanged;
-    };
-    let fields: std::collections::HashMap<String, String> =
-        redis::from_redis_value(fields).unwrap_or_default();
-    let take = |name: &str| fields.get(name).cloned();
-    let record = SessionRecord {
-        version: take("v"),
-        client_info: take("ci"),
-        client_capabilities: take("cc"),
-        log_level: take("ll"),
-        initialized: take("init").map(|v| v == "1"),
-        principal: take("pr"),
-        client: take("cl"),
-        subscribed: redis::from_redis_value(subs).unwrap_or_default(),
-        unsubscribed: Default::default(),
-    };
-    Loaded::Changed(Box::new(record), rev)
 }
