@@ -75,6 +75,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
         "sessions.redis_url: the Redis sessions are shared through (feature redis)",
     ),
     (
+        "MCP_REDIS_PREFIX",
+        "sessions.redis_prefix: the prefix of the keys and channels in that Redis",
+    ),
+    (
         "MCP_MAX_SESSIONS_PER_CLIENT",
         "sessions.max_per_client: the most stateful sessions of one client at once",
     ),
@@ -222,6 +226,9 @@ where
     }
     if let Some(v) = get("MCP_REDIS_URL") {
         config.redis_url = Some(check("MCP_REDIS_URL", value::redis_url(v))?);
+    }
+    if let Some(v) = get("MCP_REDIS_PREFIX") {
+        config.redis_prefix = check("MCP_REDIS_PREFIX", value::redis_prefix(v))?;
     }
     if let Some(v) = get("MCP_MAX_SESSIONS_PER_CLIENT") {
         config.max_sessions_per_client = check("MCP_MAX_SESSIONS_PER_CLIENT", value::count(v))?;
@@ -407,6 +414,38 @@ mod tests {
         assert_eq!(config.port, 2000);
         assert_eq!(config.host, "::1", "an empty variable is unset");
         assert_eq!(config.tls, Some(TlsConfig::new("a.pem", "other.pem")));
+    }
+
+    #[test]
+    fn the_redis_sessions_are_shared_through() {
+        let config = with(&[
+            ("MCP_REDIS_URL", "redis://:secret@10.0.0.5:6379/2"),
+            ("MCP_REDIS_PREFIX", "billing"),
+        ]);
+        #[cfg(feature = "redis")]
+        {
+            let config = config.unwrap();
+            assert_eq!(
+                config.redis_url.as_deref(),
+                Some("redis://:secret@10.0.0.5:6379/2")
+            );
+            assert_eq!(config.redis_prefix, "billing");
+            let store = config.http_options().session_store;
+            assert!(store.is_shared());
+            assert_eq!(store.describe(), "Redis at redis://10.0.0.5:6379/2");
+        }
+        #[cfg(not(feature = "redis"))]
+        assert!(config.unwrap_err().to_string().contains("feature `redis`"));
+        let e = |vars: &[(&str, &str)]| with(vars).unwrap_err().to_string();
+        let tls = e(&[("MCP_REDIS_URL", "rediss://:secret@host:6380")]);
+        assert!(tls.starts_with("MCP_REDIS_URL: TLS to Redis"), "{tls}");
+        let other = e(&[("MCP_REDIS_URL", "http://:secret@host")]);
+        assert!(
+            !other.contains("secret"),
+            "a URL may hold a password: {other}"
+        );
+        assert!(e(&[("MCP_REDIS_PREFIX", "a b")]).starts_with("MCP_REDIS_PREFIX: invalid value"));
+        assert!(!with(&[]).unwrap().http_options().session_store.is_shared());
     }
 
     #[test]

@@ -135,12 +135,16 @@ pub(super) fn parse(
     if let Some(v) = s.string("redis_url", value::REDIS_URL)? {
         config.redis_url = Some(s.check("redis_url", value::redis_url(&v))?);
     }
+    if let Some(v) = s.string("redis_prefix", value::REDIS_PREFIX)? {
+        config.redis_prefix = s.check("redis_prefix", value::redis_prefix(&v))?;
+    }
     s.finish(&[
         "idle_timeout",
         "sweep_interval",
         "max",
         "max_per_client",
         "redis_url",
+        "redis_prefix",
     ])?;
 
     let mut s = Section::take(&mut root, "limits", origin)?;

@@ -96,7 +96,7 @@ pub use env::ENV_VARS;
 /// `MCP_SERVER_PORT`, `MCP_SERVER_PATH`, `MCP_ENABLE_CORS` (on when it is `true` in any
 /// case, as in seed 004), `MCP_ALLOWED_HOSTS` and `MCP_ALLOWED_ORIGINS` (comma-separated),
 /// `MCP_TLS_CERT`, `MCP_TLS_KEY`, `MCP_OPS_ENDPOINTS`, `MCP_SHUTDOWN_GRACE`,
-/// `MCP_SESSION_IDLE_TIMEOUT`, `MCP_MAX_SESSIONS`, `MCP_MAX_SESSIONS_PER_CLIENT`, `MCP_REDIS_URL`,
+/// `MCP_SESSION_IDLE_TIMEOUT`, `MCP_MAX_SESSIONS`, `MCP_MAX_SESSIONS_PER_CLIENT`, `MCP_REDIS_URL`, `MCP_REDIS_PREFIX`,
 /// `MCP_MAX_MESSAGE_BYTES`, `MCP_PAGE_SIZE`, `MCP_MAX_IN_FLIGHT`, `MCP_MAX_BATCH_LEN`,
 /// `MCP_BATCH_CONCURRENCY`, `MCP_MAX_BATCH_RESPONSE_BYTES`, `MCP_KEEP_ALIVE`,
 /// `MCP_HEADER_READ_TIMEOUT`, `MCP_IDLE_TIMEOUT`, `MCP_MAX_CONNECTIONS`, `MCP_METRICS`,
@@ -147,6 +147,9 @@ pub struct ServerConfig {
     /// The Redis that sessions are shared through, so that several replicas serve them all
     /// (default none: sessions live in this process). Needs feature `redis`.
     pub redis_url: Option<String>,
+    /// The prefix of the keys and channels in that Redis (default `mcp`): servers sharing one
+    /// Redis but not their sessions use different prefixes.
+    pub redis_prefix: String,
     /// The largest message accepted, in bytes (default 16 MiB).
     pub max_message_bytes: usize,
     /// Entries per page of the list methods (default 100).
@@ -188,6 +191,7 @@ impl Default for ServerConfig {
             max_sessions: http.max_sessions,
             max_sessions_per_client: http.max_sessions_per_client,
             redis_url: None,
+            redis_prefix: "mcp".to_owned(),
             max_message_bytes: server.max_message_bytes,
             page_size: server.page_size,
             max_in_flight: server.max_in_flight,
@@ -426,7 +430,11 @@ impl ServerConfig {
     fn session_store(&self) -> std::sync::Arc<dyn crate::SessionStore> {
         #[cfg(feature = "redis")]
         if let Some(url) = &self.redis_url {
-            match crate::RedisSessionStore::new(url, crate::RedisOptions::default()) {
+            let options = crate::RedisOptions {
+                prefix: self.redis_prefix.clone(),
+                ..crate::RedisOptions::default()
+            };
+            match crate::RedisSessionStore::new(url, options) {
                 Ok(store) => return std::sync::Arc::new(store),
                 Err(e) => tracing::error!("sessions.redis_url: {e}; sessions stay in this process"),
             }

@@ -129,11 +129,18 @@ pub fn env_bool(name: &str, text: &str) -> bool {
 
 pub(super) const REDIS_URL: &str = "a Redis URL such as \"redis://127.0.0.1:6379/0\"";
 
-/// A Redis URL (`redis://`, `rediss://`, `redis+unix://`); the crate must have feature
+/// A Redis URL (`redis://`, `redis+unix://`); the crate must have feature
 /// `redis` to use it. The URL is never repeated in the error (it may hold a password).
 pub(super) fn redis_url(text: &str) -> Result<String, String> {
     let t = text.trim();
-    let scheme_ok = ["redis://", "rediss://", "redis+unix://", "unix://"]
+    if t.starts_with("rediss://") {
+        return Err(
+            "TLS to Redis (rediss://) is not supported: use redis:// on a private \
+                    network, or a TLS tunnel"
+                .to_owned(),
+        );
+    }
+    let scheme_ok = ["redis://", "redis+unix://", "unix://"]
         .iter()
         .any(|s| t.starts_with(s));
     if !scheme_ok {
@@ -147,6 +154,21 @@ pub(super) fn redis_url(text: &str) -> Result<String, String> {
     }
     #[cfg(not(feature = "redis"))]
     Err("sessions shared through Redis need mcp-server's feature `redis`".to_owned())
+}
+
+pub(super) const REDIS_PREFIX: &str = "letters, digits, '_', '-' or '.', such as \"mcp\"";
+
+/// The prefix of a Redis store's keys.
+pub(super) fn redis_prefix(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    let ok = !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if ok {
+        Ok(t.to_owned())
+    } else {
+        Err(invalid(&quoted(text), REDIS_PREFIX))
+    }
 }
 
 pub(super) fn path(text: &str) -> Result<String, String> {

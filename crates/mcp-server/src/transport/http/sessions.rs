@@ -206,7 +206,7 @@ impl HttpSessions {
             Loaded::Changed(record, revision) => {
                 let hs = match local {
                     Some(hs) => hs,
-                    None => self.adopt(id, &record),
+                    None => self.adopt(id),
                 };
                 replicas::restore(&hs, &record);
                 hs.revision.store(revision, Ordering::Release);
@@ -224,14 +224,15 @@ impl HttpSessions {
     }
 
     /// A session another replica created, served here from now on.
-    fn adopt(&self, id: &str, record: &super::session_store::SessionRecord) -> Arc<HttpSession> {
+    fn adopt(&self, id: &str) -> Arc<HttpSession> {
         let id: Arc<str> = Arc::from(id);
         let mut map = self.inner.map.lock();
         if let Some(hs) = map.get(&id) {
             return hs.clone();
         }
         let session = self.inner.server.new_session(Some(id.clone()));
-        let hs = HttpSession::new(id.clone(), session, record.client.as_deref().map(Arc::from));
+        // Quotas count the sessions created here: an adopted one counts against no client.
+        let hs = HttpSession::new(id.clone(), session, None);
         map.insert(id, hs.clone());
         self.publish(&map);
         drop(map);
