@@ -261,6 +261,25 @@ async fn what_a_tool_asks_is_answered_through_another_replica() {
     assert_eq!(posted.status(), 202);
     let (_, result) = sse.message().await.expect("the result");
     assert_eq!(text_of(&result), "Hello, Ada!");
+    // An answer for a replica that is gone is refused, saying so.
+    let orphan = json!({ "jsonrpc": "2.0", "id": "srv-0badc0de0000-0",
+                         "result": { "action": "decline" } });
+    let (status, body, code) = outcome(
+        in_session(&c, &r.url(2), &sid)
+            .json(&orphan)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((status, code), (410, Some(-32603)), "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("replica 0badc0de0000"),
+        "{body}"
+    );
 
     // A cancellation sent to another replica reaches the call.
     let response = in_session(&c, &r.url(0), &sid)

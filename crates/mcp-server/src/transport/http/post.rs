@@ -512,10 +512,18 @@ async fn message(shared: &Arc<Shared>, headers: &HeaderMap, message: Message) ->
         Err(response) => return *response,
     };
     let relayable = replicas::encoded(&shared.sessions, &message);
-    if let (Some(undelivered), Some(raw)) = (hs.session.receive(message), relayable)
-        && let Err(e) = replicas::relay(&shared.sessions, &hs, undelivered, raw).await
-    {
-        return reply::store_unavailable(None, &e);
+    if let (Some(undelivered), Some(raw)) = (hs.session.receive(message), relayable) {
+        match replicas::relay(&shared.sessions, &hs, undelivered, raw).await {
+            Ok(None) => {}
+            Ok(Some(replica)) => {
+                let gone = ErrorObject::internal_error(format!(
+                    "replica {replica}, which sent the request this answers, is gone: the \
+                     request it belonged to was lost with it"
+                ));
+                return reply::error(StatusCode::GONE, None, gone);
+            }
+            Err(e) => return reply::store_unavailable(None, &e),
+        }
     }
     replicas::save(&shared.sessions, &hs).await;
     reply::empty(StatusCode::ACCEPTED)

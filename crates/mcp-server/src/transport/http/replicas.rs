@@ -237,14 +237,15 @@ pub(super) async fn end(sessions: &HttpSessions, id: &str) -> Result<(), StoreEr
 
 /// Hands a client message that matched nothing here to the replica it is for: an answer to
 /// the replica named in the request's id (`srv-REPLICA-N`), a cancellation to every replica.
+/// Gives back the replica an answer was for when it is gone.
 pub(super) async fn relay(
     sessions: &HttpSessions,
     hs: &HttpSession,
     undelivered: Undelivered,
     message: String,
-) -> Result<(), StoreError> {
+) -> Result<Option<String>, StoreError> {
     let Some(store) = sessions.store() else {
-        return Ok(());
+        return Ok(None);
     };
     let to = match &undelivered {
         Undelivered::Answer(response) => {
@@ -258,7 +259,7 @@ pub(super) async fn relay(
             match replica {
                 Some(r) if r != store.replica() => Some(r),
                 // Not one of ours, or ours and no longer awaited: nothing to do.
-                _ => return Ok(()),
+                _ => return Ok(None),
             }
         }
         Undelivered::Cancel => None,
@@ -268,14 +269,17 @@ pub(super) async fn relay(
         message,
     };
     let reached = store.publish(to.as_deref(), deliver).await?;
-    if !reached && let Some(replica) = to {
-        tracing::warn!(
-            session = %hs.id,
-            %replica,
-            "an answer of the client arrived for a replica that is gone"
-        );
+    match to {
+        Some(replica) if !reached => {
+            tracing::warn!(
+                session = %hs.id,
+                %replica,
+                "an answer of the client arrived for a replica that is gone"
+            );
+            Ok(Some(replica))
+        }
+        _ => Ok(None),
     }
-    Ok(())
 }
 
 /// Tells the other replicas that this one serves the client's GET stream now.
