@@ -147,7 +147,7 @@ async fn standalone(
         .await?
         .unwrap_or_default();
     let live = hs.standalone(sessions, stored.last);
-    replicas::take_push(sessions, hs);
+    replicas::take_push(sessions, hs, stored.last);
     Ok(match after {
         None => live.attach(None, hs.primes()),
         Some(after) => live.attach_after(stored.events, Some(after), false),

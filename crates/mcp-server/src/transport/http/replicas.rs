@@ -11,7 +11,7 @@ use mcp_jsonrpc::message::{Parsed, parse};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::session_store::{BusMessage, SessionRecord, SessionStore, StoreError};
-use super::sessions::{HttpSession, HttpSessions};
+use super::sessions::{HttpSession, HttpSessions, STANDALONE};
 use crate::session::{Changes, Negotiated, Undelivered};
 use crate::shared::{Change, Replicas};
 use crate::signing::Signer;
@@ -103,9 +103,32 @@ async fn listen(sessions: HttpSessions) {
             BusMessage::Closed { session } => {
                 sessions.evict(&session);
             }
-            BusMessage::PushTaken { session, .. } => {
-                if let Some(hs) = sessions.get(&session) {
-                    hs.release_standalone();
+            BusMessage::PushTaken { session, by, after } => {
+                let Some(hs) = sessions.get(&session) else {
+                    continue;
+                };
+                let sent = hs.release_standalone(sessions.events(), after);
+                if !sent.is_empty() {
+                    let messages = sent
+                        .iter()
+                        .map(|m| String::from_utf8_lossy(m).into_owned())
+                        .collect();
+                    let handover = BusMessage::Handover { session, messages };
+                    let store = sessions.registry().store.clone();
+                    if let Err(e) = store.publish(Some(&by), handover).await {
+                        tracing::warn!("GET stream messages not handed over: {e}");
+                    }
+                }
+            }
+            BusMessage::Handover { session, messages } => {
+                let Some(stream) = sessions
+                    .get(&session)
+                    .and_then(|hs| hs.live_stream(STANDALONE))
+                else {
+                    continue;
+                };
+                for message in messages {
+                    stream.emit(Bytes::from(message));
                 }
             }
             BusMessage::Changed { what, uri } => {
@@ -282,14 +305,16 @@ pub(super) async fn relay(
     }
 }
 
-/// Tells the other replicas that this one serves the client's GET stream now.
-pub(super) fn take_push(sessions: &HttpSessions, hs: &HttpSession) {
+/// Tells the other replicas that this one serves the client's GET stream now, after the
+/// event `after` it found stored.
+pub(super) fn take_push(sessions: &HttpSessions, hs: &HttpSession, after: u64) {
     let Some(store) = sessions.store() else {
         return;
     };
     let taken = BusMessage::PushTaken {
         session: hs.id.to_string(),
         by: store.replica().to_owned(),
+        after,
     };
     let publish = store.publish(None, taken);
     tokio::spawn(async move {

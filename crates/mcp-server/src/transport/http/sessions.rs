@@ -13,6 +13,7 @@ use std::sync::{Arc, Weak};
 use parking_lot::Mutex;
 use std::time::Duration;
 
+use axum::body::Bytes;
 use mcp_schema::ProtocolVersion;
 use tokio::sync::{mpsc, watch};
 
@@ -487,13 +488,26 @@ impl HttpSession {
         stream
     }
 
-    /// Another replica serves the client's GET stream now: this one stops sending on it.
-    pub(super) fn release_standalone(&self) {
+    /// Another replica serves the client's GET stream now: this one stops sending on it, and
+    /// gives back what it sent after event `after` (which the other replica did not find
+    /// stored when it took over).
+    pub(super) fn release_standalone(
+        &self,
+        events: &Arc<dyn EventStore>,
+        after: u64,
+    ) -> Vec<Bytes> {
         let stream = self.live.lock().remove(&STANDALONE);
-        if let Some(stream) = stream {
-            self.session.set_push(None);
-            stream.finish();
-        }
+        let Some(stream) = stream else {
+            return Vec::new();
+        };
+        self.session.set_push(None);
+        stream.finish();
+        events
+            .replay(&self.id, STANDALONE, after)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(_, message)| message)
+            .collect()
     }
 
     /// Ends the session here: requests in flight are cancelled, open connections end, the

@@ -267,6 +267,17 @@ pub enum BusMessage {
         session: String,
         /// The replica that took it.
         by: String,
+        /// The last event of the stream it found stored: the replica that served the stream
+        /// hands over what it sent after this ([`BusMessage::Handover`]).
+        after: u64,
+    },
+    /// Messages a replica sent on a session's GET stream after another replica took the
+    /// stream over (and after the events that replica found stored): the new one sends them on.
+    Handover {
+        /// The session.
+        session: String,
+        /// The JSON-RPC messages, oldest first.
+        messages: Vec<String>,
     },
     /// A list changed, or a resource was updated, on the replica that sent this.
     Changed {
@@ -282,9 +293,14 @@ impl fmt::Display for BusMessage {
         match self {
             BusMessage::Deliver { session, .. } => write!(f, "a message for session {session}"),
             BusMessage::Closed { session } => write!(f, "session {session} closed"),
-            BusMessage::PushTaken { session, by } => {
+            BusMessage::PushTaken { session, by, .. } => {
                 write!(f, "session {session}'s GET stream taken by {by}")
             }
+            BusMessage::Handover { session, messages } => write!(
+                f,
+                "{} messages of session {session}'s GET stream handed over",
+                messages.len()
+            ),
             BusMessage::Changed { what, .. } => write!(f, "{what} changed"),
         }
     }
