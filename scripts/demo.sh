@@ -2,11 +2,11 @@
 # The project's main job: an MCP client driven by a configuration, safe by default.
 #
 # Part 1 (needs only cargo): mcpctl and the repository's .mcp.json, whose `demo` server is the
-# `example_server` of mcp-server (a stdio server with the tools `echo`, `add`, `count` and
-# `greet`, a resource and a prompt). The untrusted default refuses to spawn it; --trust allows
-# it; then tools are listed and called, and called once more with the server's command typed
-# after `--` (no configuration). The same server then serves streamable HTTP on 127.0.0.1 and
-# mcpctl reaches it there, in the 2026-07-28 era and pinned to 2025-11-25, and by its URL.
+# `example_server` of mcp-server (a stdio server with the tools `echo`, `add`, `count`, `greet`
+# and `touch`, a resource and a prompt). The untrusted default refuses to spawn it; --trust
+# allows it; then tools are listed and called, and called once more with the server's command
+# typed after `--` (no configuration). The same server then serves streamable HTTP on 127.0.0.1
+# and mcpctl reaches it there, in the 2026-07-28 era and pinned to 2025-11-25, and by its URL.
 #
 # Then mcpx, the proxy, in front of the same demo server: check, inspect, exec, tokens.
 #

@@ -271,7 +271,7 @@ async fn the_repository_mcp_json_runs_the_demo_server() {
         })
         .await
         .expect("the example ran");
-        assert_contains(&stdout, &["4 tool(s):"]);
+        assert_contains(&stdout, &["5 tool(s):"]);
     }
 }
 

@@ -15,7 +15,7 @@ use cli_support::{Run, mcpctl};
 use mcp_test_support as support;
 use serde_json::{Value, json};
 
-/// The repository's example server (echo, add, count, greet).
+/// The repository's example server (echo, add, count, greet, touch).
 fn example_server() -> String {
     let path: PathBuf = support::build_examples("mcp-server", &[]).join("example_server");
     path.display().to_string()

@@ -12,7 +12,7 @@ use mcp_test_support as support;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// The repository's example server (echo, add, count, greet).
+/// The repository's example server (echo, add, count, greet, touch).
 fn example_server() -> String {
     let path: PathBuf = support::build_examples("mcp-server", &[]).join("example_server");
     path.display().to_string()

@@ -1,5 +1,8 @@
 //! The example server: a few tools, a resource, a resource template and a prompt.
 //!
+//! With `MCP_REDIS_URL` set (and feature `redis`), `--http` replicas of it share their stateful
+//! sessions through that Redis, behind a load balancer without stickiness.
+//!
 //! It is the `demo` server of the repository's `.mcp.json` (driven by `scripts/demo.sh` with
 //! `mcpctl`), and the server the TypeScript and Python SDK clients are tested against.
 //!
@@ -11,7 +14,9 @@
 use std::time::Duration;
 
 use mcp_server::schema::LoggingLevel;
-use mcp_server::{Choices, Error, Json, PromptDef, ResourceDef, ResourceTemplateDef, Server};
+use mcp_server::{
+    Choices, Error, Json, NoArguments, PromptDef, ResourceDef, ResourceTemplateDef, Server,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +49,8 @@ struct GreetArgs {}
 fn server() -> Server {
     Server::builder("example-server", env!("CARGO_PKG_VERSION"))
         .instructions(
-            "A demonstration server: echo, add, count (progress), greet (asks your name).",
+            "A demonstration server: echo, add, count (progress), greet (asks your name), touch \
+             (tells subscribers that demo://readme changed).",
         )
         .tool(
             "echo",
@@ -89,6 +95,14 @@ fn server() -> Server {
                     Some(name) => format!("Hello, {name}!"),
                     None => "Hello, stranger!".to_owned(),
                 })
+            },
+        )
+        .tool(
+            "touch",
+            "Tells subscribers that demo://readme changed",
+            |_: NoArguments, cx| async move {
+                cx.server().notify_resource_updated("demo://readme");
+                Ok("demo://readme changed")
             },
         )
         .resource(

@@ -62,7 +62,7 @@ async fn exercise(session: &Session, era: Era) {
     assert_eq!(session.negotiated().era(), era);
     let tools = session.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["echo", "add", "count", "greet"]);
+    assert_eq!(names, ["echo", "add", "count", "greet", "touch"]);
     let add = tools.iter().find(|t| t.name == "add").unwrap();
     assert!(
         add.output_schema.is_some(),

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use mcp_test_support::{ServerProcess, free_port, run_sdk_client};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::process::Command;
 
 fn example_server() -> &'static PathBuf {
@@ -22,22 +22,7 @@ fn example_server() -> &'static PathBuf {
 
 /// What the clients do against the example server, and what they must see.
 fn plan() -> String {
-    json!({
-        "expect_tools": ["echo", "add", "count", "greet"],
-        "calls": [
-            {"name": "echo", "arguments": {"message": "hello"}, "expect_text": "hello"},
-            {"name": "add", "arguments": {"a": 2, "b": 40}, "expect_text": "42"}
-        ],
-        "resource": {"uri": "demo://readme", "expect_text": "example server"},
-        "prompt": {"name": "greeting", "arguments": {"name": "Ada"}, "expect_text": "Ada"},
-        "progress": {"name": "count", "arguments": {"steps": 4}, "min_count": 3},
-        "elicitation": {
-            "name": "greet", "arguments": {},
-            "response": {"action": "accept", "content": {"name": "Grace"}},
-            "expect_text": "Hello, Grace!"
-        }
-    })
-    .to_string()
+    mcp_test_support::example_server_plan()
 }
 
 async fn start_http() -> ServerProcess {

@@ -251,6 +251,29 @@ pub fn github_catalog_tools() -> Vec<serde_json::Value> {
     }
 }
 
+/// What the SDK interop clients ([`ts_client`], [`py_client`]) do against mcp-server's
+/// `example_server`, and what they must see (its tools, a resource, a prompt, progress, an
+/// elicitation): the plan of every test that runs them against it, on one process or on
+/// several replicas behind a balancer.
+pub fn example_server_plan() -> String {
+    serde_json::json!({
+        "expect_tools": ["echo", "add", "count", "greet", "touch"],
+        "calls": [
+            {"name": "echo", "arguments": {"message": "hello"}, "expect_text": "hello"},
+            {"name": "add", "arguments": {"a": 2, "b": 40}, "expect_text": "42"}
+        ],
+        "resource": {"uri": "demo://readme", "expect_text": "example server"},
+        "prompt": {"name": "greeting", "arguments": {"name": "Ada"}, "expect_text": "Ada"},
+        "progress": {"name": "count", "arguments": {"steps": 4}, "min_count": 3},
+        "elicitation": {
+            "name": "greet", "arguments": {},
+            "response": {"action": "accept", "content": {"name": "Grace"}},
+            "expect_text": "Hello, Grace!"
+        }
+    })
+    .to_string()
+}
+
 /// The TypeScript SDK interop client (`fixtures/ts_client.cjs`) with `plan` (JSON), over
 /// `transport` (`["stdio", command, args…]` or `["http", url]`); run it with [`run_sdk_client`].
 pub fn ts_client(plan: &str, transport: &[&str]) -> Command {
