@@ -51,7 +51,7 @@ pub(super) fn queue(inner: &Inner, op: Op) {
 
 /// Writes the queued operations in order, a batch per round trip.
 pub(super) async fn writer(store: Weak<Inner>, mut rx: mpsc::UnboundedReceiver<Op>) {
-    let script = redis::Script::new(scripts::STREAM);
+    let script = &*scripts::STREAMING;
     let mut batch = Vec::with_capacity(BATCH);
     while rx.recv_many(&mut batch, BATCH).await > 0 {
         let Some(inner) = store.upgrade() else {

@@ -367,7 +367,7 @@ impl SessionStore for RedisSessionStore {
         let keys = inner.session_keys(session);
         Box::pin(async move {
             let mut conn = inner.conn()?;
-            let script = redis::Script::new(scripts::LOAD);
+            let script = &*scripts::LOADING;
             let mut call = script.prepare_invoke();
             call.key(&keys[..])
                 .arg(inner.ttl_ms())
@@ -383,7 +383,7 @@ impl SessionStore for RedisSessionStore {
         Box::pin(async move {
             let mut conn = inner.conn()?;
             let fields = record::fields_of(&change);
-            let script = redis::Script::new(scripts::SAVE);
+            let script = &*scripts::SAVING;
             let mut call = script.prepare_invoke();
             call.key(&keys[..]).arg(inner.ttl_ms()).arg(fields.len());
             for (name, value) in &fields {
@@ -416,7 +416,7 @@ impl SessionStore for RedisSessionStore {
         let events = inner.key(session, "ev:");
         Box::pin(async move {
             let mut conn = inner.conn()?;
-            let script = redis::Script::new(scripts::DELETE);
+            let script = &*scripts::DELETING;
             let mut call = script.prepare_invoke();
             call.key(&keys[..]).arg(events);
             let _: i64 = inner.run(call.invoke_async(&mut conn)).await?;

@@ -4,13 +4,25 @@
 //!
 //! Keys: `KEYS[1]` the record hash, `KEYS[2]` the subscription set, `KEYS[3]` the hash of
 //! streams (stream number → who writes it).
+//!
+//! Each script is hashed once per process (the statics below), not on every call.
+
+use std::sync::LazyLock;
+
+use redis::Script;
+
+/// The scripts, each hashed the first time it runs.
+pub(super) static LOADING: LazyLock<Script> = LazyLock::new(|| Script::new(LOAD));
+pub(super) static SAVING: LazyLock<Script> = LazyLock::new(|| Script::new(SAVE));
+pub(super) static DELETING: LazyLock<Script> = LazyLock::new(|| Script::new(DELETE));
+pub(super) static STREAMING: LazyLock<Script> = LazyLock::new(|| Script::new(STREAM));
 
 /// `ARGV`: the time to live (ms), the revision the caller knows (or empty). Returns nil when
 /// the session is gone, `{rev}` when unchanged, else `{rev, HGETALL record, SMEMBERS subs}`;
 /// every key of the session lives another time to live.
 pub(super) const LOAD: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return false end
+for i = 2, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
 local rev = redis.call('HGET', KEYS[1], 'rev')
 if rev == ARGV[2] then return {rev} end
 return {rev, redis.call('HGETALL', KEYS[1]), redis.call('SMEMBERS', KEYS[2])}
