@@ -14,5 +14,6 @@ pub mod peer_args;
 pub mod report;
 pub mod rtt;
 pub mod sandbox;
+pub mod scaleout;
 pub mod server_report;
 pub mod tools;

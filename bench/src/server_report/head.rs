@@ -13,13 +13,13 @@ pub(super) fn head(w: &mut String, v: &View<'_>, machine: &Machine, date: &str) 
     let _ = writeln!(
         w,
         "Written by the benchmarks themselves; do not edit by hand. One command builds \
-         everything, runs the four parts (the MCP servers side by side, the JSON-RPC layer, \
-         the mcpx proxy, then the sandbox) and writes this page (and `llms.txt`), in about 10 \
-         minutes on 2 cores; run it on an otherwise idle machine, after \
-         `scripts/install-peers.sh` and `scripts/install-system-deps.sh`:\n\n\
+         everything, runs the five parts (the MCP servers side by side, the JSON-RPC layer, \
+         the mcpx proxy, the sandbox, then replicas sharing sessions in Redis) and writes this \
+         page (and `llms.txt`), in about 12 minutes on 2 cores; run it on an otherwise idle \
+         machine, after `scripts/install-peers.sh` and `scripts/install-system-deps.sh`:\n\n\
          ```sh\nbench/run.sh\n```\n\n\
          (`bench/run.sh --quick` measures everything once, briefly, and prints the page \
-         without writing it. `bench/README.md` lists the options of the four programs.)\n"
+         without writing it. `bench/README.md` lists the options of the five programs.)\n"
     );
     let _ = writeln!(w, "## MCP servers side by side (`server-bench`)\n");
     let _ = writeln!(w, "- Date: {date}");
