@@ -10,6 +10,7 @@
 //! - [`memory`]: resident memory per connected and per idle session.
 //! - [`procfs`]: CPU time and memory of a process from `/proc`.
 //! - [`plan`]: the servers and scenarios of a run, and its results.
+//! - [`sessions`]: the sessions of one closed-loop measurement, from opening to their latencies.
 
 pub mod http;
 pub mod mcp;
@@ -17,6 +18,7 @@ pub mod memory;
 pub mod plan;
 pub mod procfs;
 pub mod server;
+pub mod sessions;
 pub mod stdio;
 pub mod ws;
 
@@ -26,10 +28,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, watch};
-
 use self::http::{Connection, Response};
 use self::mcp::{Protocol, Tool};
+use self::sessions::{MEASURE, STOP, Sessions};
 use self::ws::WsSession;
 use crate::tools::{self, Blob};
 
@@ -68,11 +69,6 @@ pub struct Sample {
     /// Checked answers counted.
     pub requests: u64,
 }
-
-/// Phases of a measurement, shared with the session tasks.
-const WARMUP: u8 = 0;
-const MEASURE: u8 = 1;
-const STOP: u8 = 2;
 
 /// A session of the closed-loop measurements (HTTP, WebSocket): one call at a time.
 pub trait ClosedLoop: Send + Sized + 'static {
@@ -337,85 +333,24 @@ where
     Fut: Future<Output = Result<S, String>> + Send + 'static,
 {
     let blob = Arc::new(tools::blob());
-    let phase = Arc::new(AtomicU8::new(WARMUP));
-    let (start_tx, start_rx) = watch::channel(false);
-    let (ready_tx, mut ready_rx) = mpsc::channel::<Result<(), String>>(scenario.concurrency);
-    let mut tasks = Vec::with_capacity(scenario.concurrency);
-    for index in 0..scenario.concurrency {
-        let (phase, blob, ready, mut start) = (
-            phase.clone(),
-            blob.clone(),
-            ready_tx.clone(),
-            start_rx.clone(),
-        );
-        let opening = open();
-        tasks.push(tokio::spawn(async move {
-            let session = match opening.await {
-                Ok(session) => {
-                    let _ = ready.send(Ok(())).await;
-                    session
-                }
-                Err(e) => {
-                    let _ = ready.send(Err(e.clone())).await;
-                    return Err(e);
-                }
-            };
-            drop(ready);
-            if start.wait_for(|go| *go).await.is_err() {
-                return Ok(Vec::new());
-            }
-            run_session(session, protocol, scenario.tool, index, phase, blob).await
-        }));
-    }
-    drop(ready_tx);
-    let mut setup_error = None;
-    for _ in 0..scenario.concurrency {
-        match tokio::time::timeout(Duration::from_secs(60), ready_rx.recv()).await {
-            Ok(Some(Ok(()))) => {}
-            Ok(Some(Err(e))) => {
-                setup_error = Some(e);
-                break;
-            }
-            Ok(None) => break,
-            Err(_) => {
-                setup_error = Some("sessions not set up after 60 s".into());
-                break;
-            }
-        }
-    }
-    if let Some(e) = setup_error {
-        phase.store(STOP, Ordering::Relaxed);
-        drop(start_tx);
-        for task in tasks {
-            task.abort();
-        }
-        return Err(e);
-    }
-    let _ = start_tx.send(true);
-    tokio::time::sleep(timing.warmup).await;
+    let tool = scenario.tool;
+    let sessions = Sessions::open(
+        scenario.concurrency,
+        |_| open(),
+        move |session, index, phase| {
+            run_session(session, protocol, tool, index, phase, blob.clone())
+        },
+    )
+    .await?;
+    sessions.warm_up(timing.warmup).await;
     let (server_before, client_before) = cpu_pair(pid)?;
     let started = Instant::now();
-    phase.store(MEASURE, Ordering::Relaxed);
+    sessions.measure();
     tokio::time::sleep(timing.measure).await;
-    phase.store(STOP, Ordering::Relaxed);
+    sessions.stop();
     let elapsed = started.elapsed();
     let (server_after, client_after) = cpu_pair(pid)?;
-    let mut latencies = Vec::new();
-    let mut first_error = None;
-    for task in tasks {
-        match task.await {
-            Ok(Ok(mut l)) => latencies.append(&mut l),
-            Ok(Err(e)) => {
-                first_error.get_or_insert(e);
-            }
-            Err(e) => {
-                first_error.get_or_insert(e.to_string());
-            }
-        }
-    }
-    if let Some(e) = first_error {
-        return Err(e);
-    }
+    let latencies = sessions.latencies().await?;
     Ok(sample(
         latencies,
         elapsed,

@@ -9,11 +9,10 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, watch};
-
 use super::setup::{Haproxy, Process, Programs, Redis, RedisCounters, TempDir, start_replica};
 use crate::load::http::Connection;
 use crate::load::mcp::{self, Protocol, Tool};
+use crate::load::sessions::{MEASURE, STOP, Sessions};
 use crate::load::{ClosedLoop, HttpSession, percentile_us, procfs};
 use crate::tools::{self, Blob};
 
@@ -290,11 +289,6 @@ pub struct Sample {
     pub first_failure: Option<String>,
 }
 
-/// Phases of a measurement, shared with the session tasks.
-const WARMUP: u8 = 0;
-const MEASURE: u8 = 1;
-const STOP: u8 = 2;
-
 /// Failures seen by the sessions.
 #[derive(Default)]
 struct Failures {
@@ -319,63 +313,18 @@ impl Failures {
 pub async fn measure(deployment: &Deployment, settings: &Settings) -> Result<Sample, String> {
     let addr = deployment.addr;
     let blob = Arc::new(tools::blob());
-    let phase = Arc::new(AtomicU8::new(WARMUP));
     let failures = Arc::new(Failures::default());
-    let (start_tx, start_rx) = watch::channel(false);
-    let (ready_tx, mut ready_rx) = mpsc::channel::<Result<(), String>>(settings.sessions);
-    let mut tasks = Vec::with_capacity(settings.sessions);
-    for index in 0..settings.sessions {
-        let (phase, blob, failures, ready, mut start) = (
-            phase.clone(),
-            blob.clone(),
-            failures.clone(),
-            ready_tx.clone(),
-            start_rx.clone(),
-        );
-        tasks.push(tokio::spawn(async move {
-            let session = match HttpSession::open(addr, Protocol::Stateful, Tool::Echo).await {
-                Ok(session) => {
-                    let _ = ready.send(Ok(())).await;
-                    session
-                }
-                Err(e) => {
-                    let _ = ready.send(Err(e.clone())).await;
-                    return Err(e);
-                }
-            };
-            drop(ready);
-            if start.wait_for(|go| *go).await.is_err() {
-                return Ok(Vec::new());
-            }
-            run_session(session, index, &phase, &blob, &failures).await
-        }));
-    }
-    drop(ready_tx);
-    let mut setup_error = None;
-    for _ in 0..settings.sessions {
-        match tokio::time::timeout(Duration::from_secs(60), ready_rx.recv()).await {
-            Ok(Some(Ok(()))) => {}
-            Ok(Some(Err(e))) => {
-                setup_error = Some(format!("opening a session: {e}"));
-                break;
-            }
-            Ok(None) => break,
-            Err(_) => {
-                setup_error = Some("sessions not set up after 60 s".into());
-                break;
-            }
-        }
-    }
-    if let Some(e) = setup_error {
-        phase.store(STOP, Ordering::Relaxed);
-        drop(start_tx);
-        for task in tasks {
-            task.abort();
-        }
-        return Err(e);
-    }
-    let _ = start_tx.send(true);
-    tokio::time::sleep(settings.warmup).await;
+    let counted = failures.clone();
+    let sessions = Sessions::open(
+        settings.sessions,
+        |_| HttpSession::open(addr, Protocol::Stateful, Tool::Echo),
+        move |session, index, phase| {
+            let (blob, failures) = (blob.clone(), failures.clone());
+            async move { run_session(session, index, &phase, &blob, &failures).await }
+        },
+    )
+    .await?;
+    sessions.warm_up(settings.warmup).await;
 
     let redis_before = match &deployment.redis {
         Some(redis) => Some(redis.counters().await?),
@@ -387,9 +336,9 @@ pub async fn measure(deployment: &Deployment, settings: &Settings) -> Result<Sam
     };
     let cpu_before = deployment.cpu()?;
     let started = Instant::now();
-    phase.store(MEASURE, Ordering::Relaxed);
+    sessions.measure();
     tokio::time::sleep(settings.measure).await;
-    phase.store(STOP, Ordering::Relaxed);
+    sessions.stop();
     let elapsed = started.elapsed();
     let cpu_after = deployment.cpu()?;
     let redis = match (&deployment.redis, redis_before) {
@@ -406,24 +355,7 @@ pub async fn measure(deployment: &Deployment, settings: &Settings) -> Result<Sam
             .collect(),
         None => Vec::new(),
     };
-
-    let mut latencies = Vec::new();
-    let mut first_error = None;
-    for task in tasks {
-        match task.await {
-            Ok(Ok(mut l)) => latencies.append(&mut l),
-            Ok(Err(e)) => {
-                first_error.get_or_insert(e);
-            }
-            Err(e) => {
-                first_error.get_or_insert(e.to_string());
-            }
-        }
-    }
-    if let Some(e) = first_error {
-        return Err(e);
-    }
-    latencies.sort_unstable();
+    let latencies = sessions.latencies().await?;
     let calls = latencies.len() as u64;
     let per_call = if calls == 0 {
         f64::NAN
@@ -436,7 +368,7 @@ pub async fn measure(deployment: &Deployment, settings: &Settings) -> Result<Sam
     let capacity = elapsed.as_secs_f64() * cpus;
     let busy = spent.machine / capacity;
     let others = (spent.machine - spent.processes()).max(0.0) / capacity;
-    let first_failure = failures
+    let first_failure = counted
         .first
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -451,7 +383,7 @@ pub async fn measure(deployment: &Deployment, settings: &Settings) -> Result<Sam
         others,
         redis,
         per_replica,
-        failures: failures.count.load(Ordering::Relaxed),
+        failures: counted.count.load(Ordering::Relaxed),
         first_failure,
     })
 }
