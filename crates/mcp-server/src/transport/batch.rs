@@ -53,8 +53,8 @@ pub(crate) async fn handle_batch(
                 });
             }
             Ok(other) => {
-                // No other replica serves a batch's session differently: what is not for
-                // this process is dropped, as on a connection.
+                // An answer or cancellation in a batch that matches nothing here is dropped:
+                // batches (2025-03-26) are not relayed to other replicas.
                 let _ = session.receive(other);
             }
             Err(invalid) => {
