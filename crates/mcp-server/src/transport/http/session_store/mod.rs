@@ -1,6 +1,6 @@
 //! Where the stateful sessions of an HTTP endpoint live: in this process
 //! ([`MemorySessionStore`], the default), or in a store that several replicas of the server
-//! share ([`RedisSessionStore`], feature `redis`), so that a client's requests may land on any
+//! share (`RedisSessionStore`, feature `redis`), so that a client's requests may land on any
 //! replica behind a plain load balancer.
 //!
 //! With a shared store, each replica keeps the sessions it serves in memory as a cache of the
@@ -27,7 +27,7 @@ pub(crate) mod redis;
 /// ([`HttpOptions::session_store`](super::HttpOptions::session_store)).
 ///
 /// The crate implements it twice: [`MemorySessionStore`] (the default: sessions live in the
-/// process that created them) and, with feature `redis`, [`RedisSessionStore`] (sessions any
+/// process that created them) and, with feature `redis`, `RedisSessionStore` (sessions any
 /// replica can serve). A store of your own (another database) implements every method; a
 /// store that is not [shared](SessionStore::is_shared) implements only that one and
 /// [`describe`](SessionStore::describe), and the transport never calls the others.
