@@ -93,7 +93,7 @@ pub(crate) enum Undelivered {
     /// An answer to a request this process did not send (or no longer waits for).
     Answer(Response),
     /// A cancellation of a request not in flight here.
-    Cancel,
+    Cancel(Notification),
 }
 
 pub(crate) struct Session {
@@ -339,7 +339,7 @@ impl Session {
                     return None;
                 };
                 if !self.cancel(&id) {
-                    return Some(Undelivered::Cancel);
+                    return Some(Undelivered::Cancel(n));
                 }
             }
             Ok(other) => tracing::debug!(method = other.method(), "notification ignored"),

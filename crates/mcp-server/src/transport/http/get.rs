@@ -133,21 +133,21 @@ async fn standalone(
     hs: &Arc<HttpSession>,
     after: Option<u64>,
 ) -> Result<mpsc::Receiver<stream::Event>, StoreError> {
-    let Some(store) = sessions
+    let taking_over = sessions
         .store()
-        .filter(|_| hs.live_stream(STANDALONE).is_none())
-    else {
-        return Ok(match after {
-            None => hs.standalone(sessions, 0).attach(None, hs.primes()),
-            Some(after) => hs.standalone(sessions, 0).attach(Some(after), false),
-        });
+        .filter(|_| hs.live_stream(STANDALONE).is_none());
+    let stored = match taking_over {
+        Some(store) => store
+            .replay(&hs.id, STANDALONE, after.unwrap_or(u64::MAX))
+            .await?
+            .unwrap_or_default(),
+        None => Default::default(),
     };
-    let stored = store
-        .replay(&hs.id, STANDALONE, after.unwrap_or(u64::MAX))
-        .await?
-        .unwrap_or_default();
     let live = hs.standalone(sessions, stored.last);
-    replicas::take_push(sessions, hs, stored.last);
+    // Only once the stream exists here: the previous replica hands over to it.
+    if taking_over.is_some() {
+        replicas::take_push(sessions, hs, stored.last);
+    }
     Ok(match after {
         None => live.attach(None, hs.primes()),
         Some(after) => live.attach_after(stored.events, Some(after), false),

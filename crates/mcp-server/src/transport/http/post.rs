@@ -206,7 +206,7 @@ async fn request(shared: &Arc<Shared>, headers: &HeaderMap, request: Request) ->
         Err(response) => return *response,
     };
     let (tx, rx) = mpsc::channel(OUTLET_CAPACITY);
-    let request_id = encoded_id(&request.id);
+    let request_id = request.id.clone();
     let serve = hs.session.begin_request(request, tx);
     let (sessions, served) = (shared.sessions.clone(), hs.clone());
     // What the request changed (a log level, a subscription) is shared before it is answered.
@@ -215,18 +215,8 @@ async fn request(shared: &Arc<Shared>, headers: &HeaderMap, request: Request) ->
         replicas::save(&sessions, &served).await;
         out
     });
-    let start = run(shared, &hs, Exchange::new(response, rx), request_id).await;
+    let start = run(shared, &hs, Exchange::new(response, rx), Some(&request_id)).await;
     answer(shared, &hs, start)
-}
-
-/// A request id as JSON text (kept with a stream, to answer for a replica that is gone).
-fn encoded_id(id: &Id) -> Option<String> {
-    let value = match (id.as_i64(), id.as_str()) {
-        (Some(n), _) => serde_json::Value::from(n),
-        (None, Some(s)) => serde_json::Value::from(s),
-        (None, None) => return None,
-    };
-    Some(value.to_string())
 }
 
 /// The answer to an `initialize` that found no room: `429` when this client has its share of
@@ -420,7 +410,7 @@ async fn run(
     shared: &Arc<Shared>,
     hs: &Arc<HttpSession>,
     mut exchange: Exchange,
-    request_id: Option<String>,
+    request_id: Option<&Id>,
 ) -> Start {
     let first = match exchange.next().await {
         Item::Response(r) => return Start::Json(r),
@@ -511,9 +501,8 @@ async fn message(shared: &Arc<Shared>, headers: &HeaderMap, message: Message) ->
         Ok(hs) => hs,
         Err(response) => return *response,
     };
-    let relayable = replicas::encoded(&shared.sessions, &message);
-    if let (Some(undelivered), Some(raw)) = (hs.session.receive(message), relayable) {
-        match replicas::relay(&shared.sessions, &hs, undelivered, raw).await {
+    if let Some(undelivered) = hs.session.receive(message) {
+        match replicas::relay(&shared.sessions, &hs, undelivered).await {
             Ok(None) => {}
             Ok(Some(replica)) => {
                 let gone = ErrorObject::internal_error(format!(

@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use mcp_jsonrpc::Message;
 use mcp_jsonrpc::message::{Parsed, parse};
+use mcp_jsonrpc::{ErrorObject, Id, Message};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::session_store::{BusMessage, SessionRecord, SessionStore, StoreError};
@@ -265,7 +265,6 @@ pub(super) async fn relay(
     sessions: &HttpSessions,
     hs: &HttpSession,
     undelivered: Undelivered,
-    message: String,
 ) -> Result<Option<String>, StoreError> {
     let Some(store) = sessions.store() else {
         return Ok(None);
@@ -285,11 +284,16 @@ pub(super) async fn relay(
                 _ => return Ok(None),
             }
         }
-        Undelivered::Cancel => None,
+        Undelivered::Cancel(_) => None,
     };
+    let mut message = Vec::new();
+    match undelivered {
+        Undelivered::Answer(response) => Message::Response(response).encode(&mut message),
+        Undelivered::Cancel(cancel) => Message::Notification(cancel).encode(&mut message),
+    }
     let deliver = BusMessage::Deliver {
         session: hs.id.to_string(),
-        message,
+        message: String::from_utf8_lossy(&message).into_owned(),
     };
     let reached = store.publish(to.as_deref(), deliver).await?;
     match to {
@@ -335,20 +339,27 @@ pub(super) fn stream_number() -> u64 {
 /// The answer to a request whose replica stopped before answering (for a client resuming
 /// its stream elsewhere).
 pub(super) fn abandoned(request: &str) -> Bytes {
-    let error = serde_json::json!({
-        "code": -32603,
-        "message": "the replica serving this request stopped before it finished; its outcome \
-                    is unknown (retry it if that is safe)",
-    });
-    let id: serde_json::Value = serde_json::from_str(request).unwrap_or(serde_json::Value::Null);
-    let message = serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": error });
-    Bytes::from(message.to_string())
+    let id = match serde_json::from_str(request) {
+        Ok(serde_json::Value::Number(n)) => n.as_i64().map(Id::from),
+        Ok(serde_json::Value::String(s)) => Some(Id::from(s)),
+        _ => None,
+    };
+    let error = ErrorObject::new(
+        mcp_jsonrpc::error_codes::INTERNAL_ERROR,
+        "the replica serving this request stopped before it finished; its outcome is unknown \
+         (retry it if that is safe)",
+    );
+    let mut out = Vec::new();
+    mcp_jsonrpc::message::encode_error(&mut out, id.as_ref(), &error);
+    Bytes::from(out)
 }
 
-/// The message as the client sent it, to relay (only needed with a shared store).
-pub(super) fn encoded(sessions: &HttpSessions, message: &Message) -> Option<String> {
-    sessions.store()?;
-    let mut out = Vec::new();
-    message.encode(&mut out);
-    String::from_utf8(out).ok()
+/// A request id as JSON text (kept with its stream, to answer for a replica that is gone).
+pub(super) fn id_json(id: &Id) -> Option<String> {
+    let value = match (id.as_i64(), id.as_str()) {
+        (Some(n), _) => serde_json::Value::from(n),
+        (None, Some(s)) => serde_json::Value::from(s),
+        (None, None) => return None,
+    };
+    Some(value.to_string())
 }

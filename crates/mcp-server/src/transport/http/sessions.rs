@@ -14,6 +14,7 @@ use parking_lot::Mutex;
 use std::time::Duration;
 
 use axum::body::Bytes;
+use mcp_jsonrpc::Id;
 use mcp_schema::ProtocolVersion;
 use tokio::sync::{mpsc, watch};
 
@@ -243,17 +244,7 @@ impl HttpSessions {
 
     /// Removes a session from this process and ends what it runs here (the store keeps it).
     pub(super) fn evict(&self, id: &str) -> Option<Arc<HttpSession>> {
-        let removed = {
-            let mut map = self.inner.map.lock();
-            let removed = map.remove(id);
-            self.publish(&map);
-            removed
-        };
-        if let Some(s) = &removed {
-            self.inner.forget(s);
-            s.close(&self.inner.events);
-        }
-        removed
+        self.inner.evict(id)
     }
 
     /// Shutdown, first step: the clients can send nothing more; requests waiting on them fail
@@ -274,8 +265,7 @@ impl HttpSessions {
             all
         };
         for s in all {
-            self.inner.forget(&s);
-            s.close(&self.inner.events);
+            self.inner.end_here(&s);
         }
     }
 }
@@ -285,7 +275,27 @@ impl Registry {
         self.idle_timeout
     }
 
-    /// A session left the table: its client has one less.
+    /// Removes a session from this process and ends what it runs here.
+    fn evict(&self, id: &str) -> Option<Arc<HttpSession>> {
+        let removed = {
+            let mut map = self.map.lock();
+            let removed = map.remove(id);
+            self.count.send_replace(map.len());
+            removed
+        };
+        if let Some(s) = &removed {
+            self.end_here(s);
+        }
+        removed
+    }
+
+    /// A session left the table: what it runs here ends, its client has one less.
+    fn end_here(&self, session: &HttpSession) {
+        self.forget(session);
+        session.close(&self.events);
+    }
+
+    /// Its client has one less session.
     fn forget(&self, session: &HttpSession) {
         let Some(client) = &session.client else {
             return;
@@ -340,22 +350,14 @@ async fn sweep(registry: Weak<Registry>) {
             tracing::debug!(count = expired.len(), "idle HTTP sessions expired");
         }
         for s in expired {
-            registry.forget(&s);
-            s.close(&registry.events);
+            registry.end_here(&s);
         }
         if registry.shared && !in_use.is_empty() {
             match registry.store.touch(in_use.clone()).await {
                 Ok(alive) => {
-                    for (id, alive) in in_use.iter().zip(alive) {
-                        if !alive {
-                            let gone = registry.map.lock().remove(id);
-                            if let Some(s) = gone {
-                                registry.forget(&s);
-                                s.close(&registry.events);
-                            }
-                        }
+                    for (id, _) in in_use.iter().zip(alive).filter(|(_, alive)| !alive) {
+                        registry.evict(id);
                     }
-                    registry.count.send_replace(registry.map.lock().len());
                 }
                 Err(e) => tracing::debug!("sessions in use not kept alive in the store: {e}"),
             }
@@ -404,13 +406,13 @@ impl HttpSession {
             .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
     }
 
-    /// A new stream for a POST's response (of the request whose id is `request`, encoded).
+    /// A new stream for a POST's response (of the request whose id is `request`).
     /// With a shared store, streams are numbered at random, so that replicas never reuse a
     /// number of the same session.
     pub(super) fn open_stream(
         &self,
         sessions: &HttpSessions,
-        request: Option<String>,
+        request: Option<&Id>,
     ) -> Arc<LiveStream> {
         let store = sessions.store();
         let id = match store {
@@ -418,7 +420,7 @@ impl HttpSession {
             None => self.next_stream.fetch_add(1, Ordering::Relaxed),
         };
         if let Some(store) = store {
-            store.open_stream(&self.id, id, request);
+            store.open_stream(&self.id, id, request.and_then(replicas::id_json));
         }
         let stream = LiveStream::new(
             self.id.clone(),
