@@ -51,12 +51,7 @@ impl Replicas for Hook {
             what: what.into(),
             uri,
         };
-        let publish = self.store.publish(None, message);
-        tokio::spawn(async move {
-            if let Err(e) = publish.await {
-                tracing::warn!("a change was not told to the other replicas: {e}");
-            }
-        });
+        tell_everyone(self.store.as_ref(), message);
     }
 
     fn is_subscribed(
@@ -320,10 +315,17 @@ pub(super) fn take_push(sessions: &HttpSessions, hs: &HttpSession, after: u64) {
         by: store.replica().to_owned(),
         after,
     };
-    let publish = store.publish(None, taken);
+    tell_everyone(store.as_ref(), taken);
+}
+
+/// Publishes `message` to every other replica in the background (nothing waits for it); a
+/// failure is logged.
+fn tell_everyone(store: &dyn SessionStore, message: BusMessage) {
+    let what = message.to_string();
+    let publish = store.publish(None, message);
     tokio::spawn(async move {
         if let Err(e) = publish.await {
-            tracing::debug!("the other replicas were not told of the GET stream: {e}");
+            tracing::warn!("not told to the other replicas ({what}): {e}");
         }
     });
 }
