@@ -147,19 +147,24 @@ impl Running {
 
     /// The last lines of the server's stderr.
     pub fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        let tail = lines[lines.len().saturating_sub(8)..].join("\n");
-        if tail.is_empty() {
-            format!("(nothing on stderr, {})", self.log.display())
-        } else {
-            format!("stderr ({}):\n{tail}", self.log.display())
-        }
+        log_tail(&self.log)
     }
 
     /// Stops the server: kills it and reaps it.
     pub async fn stop(mut self) {
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
+    }
+}
+
+/// The last lines of a server's stderr, kept in the file `log`.
+pub fn log_tail(log: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = lines[lines.len().saturating_sub(8)..].join("\n");
+    if tail.is_empty() {
+        format!("(nothing on stderr, {})", log.display())
+    } else {
+        format!("stderr ({}):\n{tail}", log.display())
     }
 }

@@ -168,14 +168,7 @@ impl Process {
 
     /// The last lines of its stderr.
     pub fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        let tail = lines[lines.len().saturating_sub(8)..].join("\n");
-        if tail.is_empty() {
-            format!("(nothing on stderr, {})", self.log.display())
-        } else {
-            format!("stderr ({}):\n{tail}", self.log.display())
-        }
+        crate::load::server::log_tail(&self.log)
     }
 
     /// Kills it and reaps it.
