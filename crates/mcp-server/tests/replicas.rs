@@ -146,11 +146,6 @@ fn replica_options(url: &str, prefix: &str) -> HttpOptions {
     options
 }
 
-fn call(id: i64, name: &str, arguments: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": { "name": name, "arguments": arguments } })
-}
-
 #[tokio::test]
 async fn a_session_created_on_one_replica_is_served_by_the_others() {
     let r = Replicas::start(3).await;

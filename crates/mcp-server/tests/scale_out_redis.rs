@@ -13,7 +13,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use http_support::{
-    LEGACY, Sse, client, in_session, initialize, initialize_with, outcome, post, stateless, text_of,
+    LEGACY, Sse, call, client, in_session, initialize, initialize_with, outcome, post, stateless,
+    text_of,
 };
 use mcp_test_support::scale_out::{Cluster, wait_for};
 use reqwest::Client;
@@ -22,11 +23,6 @@ use serde_json::{Value, json};
 
 /// The longest a request that needs the unreachable store may take to be refused.
 const FAST: Duration = Duration::from_secs(2);
-
-fn call(id: i64, name: &str, arguments: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": { "name": name, "arguments": arguments } })
-}
 
 /// A stateful request through the balancer: status, body and the replica that answered.
 async fn send(c: &Client, cluster: &Cluster, sid: &str, message: &Value) -> (u16, Value, String) {

@@ -9,16 +9,11 @@ mod scale_out_support;
 
 use std::time::Duration;
 
-use http_support::{LEGACY, Sse, client, in_session, initialize, outcome, post, text_of};
+use http_support::{LEGACY, Sse, call, client, in_session, initialize, outcome, post, text_of};
 use mcp_test_support::scale_out::Cluster;
 use reqwest::Client;
 use scale_out_support::*;
 use serde_json::{Value, json};
-
-fn call(id: i64, name: &str, arguments: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": { "name": name, "arguments": arguments } })
-}
 
 /// A stateful request through the balancer, answered with JSON: the body, and the replica
 /// that answered.

@@ -138,6 +138,12 @@ pub(crate) fn stateless(
     request.json(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
 }
 
+/// A `tools/call` request of tool `name` with these arguments.
+pub(crate) fn call(id: i64, name: &str, arguments: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": name, "arguments": arguments } })
+}
+
 /// The status, the body as JSON and the error code (if any) of a response.
 pub(crate) async fn outcome(response: Response) -> (u16, Value, Option<i64>) {
     let status = response.status().as_u16();
