@@ -148,6 +148,9 @@ string_enum! {
         Complete = "complete",
         /// `"input_required"`: an [`InputRequiredResult`](crate::InputRequiredResult).
         InputRequired = "input_required",
+        /// `"task"`: the request became a task (the tasks extension's
+        /// [`CreateTaskResult`](crate::ext::tasks::CreateTaskResult)).
+        Task = "task",
     }
 }
 

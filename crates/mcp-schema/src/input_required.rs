@@ -255,9 +255,11 @@ retry_params!(
 /// * [`Outcome::InputRequired`]: 2026-07-28 `tools/call`, `prompts/get`, `resources/read`.
 /// * [`Outcome::Task`]: 2025-11-25 task-augmented `tools/call`, `sampling/createMessage`,
 ///   `elicitation/create`.
+/// * [`Outcome::TaskHandle`]: `tools/call` with the tasks extension (2026-07-28).
 ///
-/// Parsing: `resultType: "input_required"` selects `InputRequired`; otherwise the value is
-/// parsed as `T`, and if that fails but it has a `task` member, as a `CreateTaskResult`.
+/// Parsing: `resultType: "input_required"` selects `InputRequired`, `resultType: "task"`
+/// `TaskHandle`; otherwise the value is parsed as `T`, and if that fails but it has a `task`
+/// member, as a 2025-11-25 `CreateTaskResult`.
 /// Serializing writes the inner result unchanged. A handler can return `result.into()`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -268,6 +270,8 @@ pub enum Outcome<T> {
     InputRequired(InputRequiredResult),
     /// The request now runs as a task (2025-11-25).
     Task(CreateTaskResult),
+    /// The request now runs as a task (the tasks extension, 2026-07-28).
+    TaskHandle(crate::ext::tasks::CreateTaskResult),
 }
 
 impl<T> Outcome<T> {
@@ -303,6 +307,14 @@ impl<T> Outcome<T> {
         }
     }
 
+    /// The task handle of the tasks extension, if this is one.
+    pub fn task_handle(&self) -> Option<&crate::ext::tasks::CreateTaskResult> {
+        match self {
+            Outcome::TaskHandle(r) => Some(r),
+            _ => None,
+        }
+    }
+
     /// True for [`Outcome::Complete`].
     pub fn is_complete(&self) -> bool {
         matches!(self, Outcome::Complete(_))
@@ -321,6 +333,11 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for Outcome<T> {
         if str_member(&v, "resultType") == Some("input_required") {
             return serde_json::from_value(v)
                 .map(Outcome::InputRequired)
+                .map_err(de::Error::custom);
+        }
+        if str_member(&v, "resultType") == Some("task") {
+            return serde_json::from_value(v)
+                .map(Outcome::TaskHandle)
                 .map_err(de::Error::custom);
         }
         match T::deserialize(&v) {

@@ -131,6 +131,7 @@ pub mod discover;
 pub mod elicitation;
 pub mod envelope;
 pub mod error;
+pub mod ext;
 pub mod headers;
 pub mod input_required;
 pub mod lifecycle;
@@ -173,8 +174,8 @@ pub use methods::{
     LoggingMessageNotification, PingRequest, ProgressNotification, PromptListChangedNotification,
     ReadResourceRequest, ResourceListChangedNotification, ResourceUpdatedNotification,
     RootsListChangedNotification, SetLevelRequest, SubscribeRequest,
-    SubscriptionsAcknowledgedNotification, SubscriptionsListenRequest, TaskStatusNotification,
-    ToolListChangedNotification, UnsubscribeRequest,
+    SubscriptionsAcknowledgedNotification, SubscriptionsListenRequest, TaskNotification,
+    TaskStatusNotification, ToolListChangedNotification, UnsubscribeRequest, UpdateTaskRequest,
 };
 pub use methods::{McpNotification, McpRequest};
 pub use notifications::*;

@@ -26,6 +26,9 @@ use crate::discover::DiscoverResult;
 use crate::elicitation::{
     ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams,
 };
+use crate::ext::tasks::{
+    TaskCancelResult, TaskGetResult, TaskNotificationParams, UpdateTaskRequestParams,
+};
 use crate::input_required::Outcome;
 use crate::input_required::RetryParams;
 use crate::lifecycle::{InitializeRequestParams, InitializeResult};
@@ -46,8 +49,7 @@ use crate::subscriptions::{
     SubscriptionsListenResult,
 };
 use crate::tasks::{
-    GetTaskPayloadResult, GetTaskRequestParams, GetTaskResult, ListTasksResult,
-    TaskStatusNotificationParams,
+    GetTaskPayloadResult, GetTaskRequestParams, ListTasksResult, TaskStatusNotificationParams,
 };
 use crate::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 
@@ -311,6 +313,8 @@ method_enum! {
         ListTasks(ListTasksRequest, opt PaginatedRequestParams),
         /// `tasks/cancel`.
         CancelTask(CancelTaskRequest, req GetTaskRequestParams),
+        /// `tasks/update`.
+        UpdateTask(UpdateTaskRequest, req UpdateTaskRequestParams),
     }
 }
 
@@ -374,6 +378,8 @@ method_enum! {
         ElicitationComplete(ElicitationCompleteNotification, req ElicitationCompleteNotificationParams),
         /// `notifications/tasks/status`.
         TaskStatus(TaskStatusNotification, req TaskStatusNotificationParams),
+        /// `notifications/tasks`.
+        Task(TaskNotification, req TaskNotificationParams),
         /// `notifications/subscriptions/acknowledged`.
         SubscriptionsAcknowledged(SubscriptionsAcknowledgedNotification, req SubscriptionsAcknowledgedNotificationParams),
     }
@@ -511,8 +517,11 @@ result_enum! {
     pub enum ServerResult {
         /// `initialize`.
         Initialize(InitializeResult) = [InitializeRequest],
-        /// `ping`, `resources/subscribe`, `resources/unsubscribe`, `logging/setLevel`.
-        Empty(EmptyResult) = [PingRequest, SubscribeRequest, UnsubscribeRequest, SetLevelRequest],
+        /// `ping`, `resources/subscribe`, `resources/unsubscribe`, `logging/setLevel`,
+        /// `tasks/update`.
+        Empty(EmptyResult) = [
+            PingRequest, SubscribeRequest, UnsubscribeRequest, SetLevelRequest, UpdateTaskRequest
+        ],
         /// `server/discover`.
         Discover(DiscoverResult) = [DiscoverRequest],
         /// `tools/list`.
@@ -533,8 +542,10 @@ result_enum! {
         Complete(CompleteResult) = [CompleteRequest],
         /// `subscriptions/listen`.
         SubscriptionsListen(SubscriptionsListenResult) = [SubscriptionsListenRequest],
-        /// `tasks/get`, `tasks/cancel`.
-        Task(GetTaskResult) = [GetTaskRequest, CancelTaskRequest],
+        /// `tasks/get`.
+        TaskGet(TaskGetResult) = [GetTaskRequest],
+        /// `tasks/cancel`.
+        TaskCancel(TaskCancelResult) = [CancelTaskRequest],
         /// `tasks/result`.
         TaskPayload(GetTaskPayloadResult) = [GetTaskPayloadRequest],
         /// `tasks/list`.
@@ -553,8 +564,10 @@ result_enum! {
         Elicit(Outcome<ElicitResult>) = [ElicitRequest],
         /// `roots/list`.
         ListRoots(ListRootsResult) = [ListRootsRequest],
-        /// `tasks/get`, `tasks/cancel`.
-        Task(GetTaskResult) = [GetTaskRequest, CancelTaskRequest],
+        /// `tasks/get`.
+        TaskGet(TaskGetResult) = [GetTaskRequest],
+        /// `tasks/cancel`.
+        TaskCancel(TaskCancelResult) = [CancelTaskRequest],
         /// `tasks/result`.
         TaskPayload(GetTaskPayloadResult) = [GetTaskPayloadRequest],
         /// `tasks/list`.

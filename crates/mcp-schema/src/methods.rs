@@ -39,6 +39,10 @@ use crate::discover::DiscoverResult;
 use crate::elicitation::{
     ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams,
 };
+use crate::ext::TASKS;
+use crate::ext::tasks::{
+    TaskCancelResult, TaskGetResult, TaskNotificationParams, UpdateTaskRequestParams,
+};
 use crate::input_required::{Outcome, RetryParams};
 use crate::lifecycle::{InitializeRequestParams, InitializeResult};
 use crate::logging::{LoggingMessageNotificationParams, SetLevelRequestParams};
@@ -57,8 +61,8 @@ use crate::subscriptions::{
     SubscriptionsListenResult,
 };
 use crate::tasks::{
-    CancelTaskRequestParams, CancelTaskResult, GetTaskPayloadRequestParams, GetTaskPayloadResult,
-    GetTaskRequestParams, GetTaskResult, ListTasksResult, TaskStatusNotificationParams,
+    CancelTaskRequestParams, GetTaskPayloadRequestParams, GetTaskPayloadResult,
+    GetTaskRequestParams, ListTasksResult, TaskStatusNotificationParams,
 };
 use crate::tools::{CallToolRequestParams, CallToolResult, ListToolsResult};
 use crate::version::ProtocolVersion;
@@ -138,6 +142,8 @@ pub enum TargetField {
     Name,
     /// `params.uri`: a resource (`resources/read`, `resources/subscribe`, …).
     Uri,
+    /// `params.taskId`: a task (`tasks/get`, `tasks/update`, `tasks/cancel`).
+    TaskId,
 }
 
 impl TargetField {
@@ -146,8 +152,22 @@ impl TargetField {
         match self {
             TargetField::Name => "name",
             TargetField::Uri => "uri",
+            TargetField::TaskId => "taskId",
         }
     }
+}
+
+/// The extension a method belongs to, from some version on (SEP-2133).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ExtensionRow {
+    /// The extension's identifier ([`crate::ext::TASKS`], …).
+    pub id: &'static str,
+    /// The first version in which the method belongs to the extension.
+    pub since: ProtocolVersion,
+    /// Whether the client must declare the extension (in the request's capabilities) to use
+    /// the method; a server answers `-32021` otherwise.
+    pub client_declares: bool,
 }
 
 /// One row of the method table: everything the protocol says about a method that code on
@@ -177,6 +197,12 @@ pub struct MethodInfo {
     pub may_require_input: bool,
     /// Whether a 2026-07-28 result may carry cache hints (`ttlMs`, `cacheScope`).
     pub cacheable: bool,
+    /// The extension the method belongs to, from [`ExtensionRow::since`] on. Before that
+    /// version the row's `since` … `until` is where the method is core protocol; a method that
+    /// only an extension defines has `since` equal to the extension's.
+    pub extension: Option<ExtensionRow>,
+    /// Whether a server may answer with a task (the tasks extension's `CreateTaskResult`).
+    pub task_augmentable: bool,
 }
 
 impl MethodInfo {
@@ -191,7 +217,28 @@ impl MethodInfo {
             target_header: false,
             may_require_input: false,
             cacheable: false,
+            extension: None,
+            task_augmentable: false,
         }
+    }
+
+    const fn extension(
+        mut self,
+        id: &'static str,
+        since: ProtocolVersion,
+        client_declares: bool,
+    ) -> Self {
+        self.extension = Some(ExtensionRow {
+            id,
+            since,
+            client_declares,
+        });
+        self
+    }
+
+    const fn task_augmentable(mut self) -> Self {
+        self.task_augmentable = true;
+        self
     }
 
     const fn until(mut self, version: ProtocolVersion) -> Self {
@@ -225,9 +272,22 @@ impl MethodInfo {
         self
     }
 
-    /// Whether the method is a JSON-RPC message of `version`.
+    /// Whether the method is a JSON-RPC message of `version`, in the core protocol or in an
+    /// extension.
     pub fn exists_in(&self, version: ProtocolVersion) -> bool {
-        version >= self.since && self.until.is_none_or(|u| version <= u)
+        self.is_core_in(version) || self.extension_at(version).is_some()
+    }
+
+    /// Whether the method is a core protocol message of `version` (not an extension's).
+    pub fn is_core_in(&self, version: ProtocolVersion) -> bool {
+        version >= self.since
+            && self.until.is_none_or(|u| version <= u)
+            && self.extension_at(version).is_none()
+    }
+
+    /// The extension the method belongs to in `version`, if any.
+    pub fn extension_at(&self, version: ProtocolVersion) -> Option<&ExtensionRow> {
+        self.extension.as_ref().filter(|e| version >= e.since)
     }
 
     /// Whether the method exists only in the stateless era (2026-07-28 and later).
@@ -310,7 +370,7 @@ macro_rules! methods {
 
 use Direction::{Both, ClientToServer as C2S, ServerToClient as S2C};
 use ProtocolVersion::{V2024_11_05 as V1, V2025_06_18 as V3, V2025_11_25 as V4, V2026_07_28 as V5};
-use TargetField::{Name, Uri};
+use TargetField::{Name, TaskId, Uri};
 
 const fn row(direction: Direction, since: ProtocolVersion) -> MethodInfo {
     MethodInfo::new(direction, since)
@@ -331,9 +391,10 @@ methods! {
         ListToolsRequest = "tools/list", PaginatedRequestParams => ListToolsResult;
             row(C2S, V1).cacheable();
         /// `tools/call` (client → server). May yield an `InputRequiredResult` (2026-07-28) or a
-        /// `CreateTaskResult` (2025-11-25).
+        /// `CreateTaskResult` (2025-11-25, and the tasks extension).
         CallToolRequest = "tools/call", CallToolRequestParams => Outcome<CallToolResult>;
-            row(C2S, V1).target(Name).named_in_header(), target: name, input: may_require_input;
+            row(C2S, V1).target(Name).named_in_header().task_augmentable(),
+            target: name, input: may_require_input;
         /// `resources/list` (client → server). Params optional before 2026-07-28.
         ListResourcesRequest = "resources/list", PaginatedRequestParams => ListResourcesResult;
             row(C2S, V1).cacheable();
@@ -380,18 +441,26 @@ methods! {
         /// Params optional.
         ListRootsRequest = "roots/list", RequestParams => ListRootsResult;
             row(S2C, V1).until(V4);
-        /// `tasks/get` (both directions, 2025-11-25).
-        GetTaskRequest = "tasks/get", GetTaskRequestParams => GetTaskResult;
-            row(Both, V4).until(V4);
+        /// `tasks/get` (both directions, 2025-11-25; client → server in the tasks extension,
+        /// 2026-07-28).
+        GetTaskRequest = "tasks/get", GetTaskRequestParams => TaskGetResult;
+            row(Both, V4).target(TaskId).named_in_header().extension(TASKS, V5, true),
+            target: task_id;
         /// `tasks/result` (both directions, 2025-11-25).
         GetTaskPayloadRequest = "tasks/result", GetTaskPayloadRequestParams => GetTaskPayloadResult;
             row(Both, V4).until(V4);
         /// `tasks/list` (both directions, 2025-11-25). Params optional.
         ListTasksRequest = "tasks/list", PaginatedRequestParams => ListTasksResult;
             row(Both, V4).until(V4);
-        /// `tasks/cancel` (both directions, 2025-11-25).
-        CancelTaskRequest = "tasks/cancel", CancelTaskRequestParams => CancelTaskResult;
-            row(Both, V4).until(V4);
+        /// `tasks/cancel` (both directions, 2025-11-25; client → server in the tasks extension,
+        /// 2026-07-28).
+        CancelTaskRequest = "tasks/cancel", CancelTaskRequestParams => TaskCancelResult;
+            row(Both, V4).target(TaskId).named_in_header().extension(TASKS, V5, true),
+            target: task_id;
+        /// `tasks/update` (client → server, the tasks extension, 2026-07-28).
+        UpdateTaskRequest = "tasks/update", UpdateTaskRequestParams => EmptyResult;
+            row(C2S, V5).target(TaskId).named_in_header().extension(TASKS, V5, true),
+            target: task_id;
     }
     notifications {
         /// `notifications/cancelled` (both directions).
@@ -432,6 +501,9 @@ methods! {
         /// `notifications/tasks/status` (both directions, 2025-11-25).
         TaskStatusNotification = "notifications/tasks/status", TaskStatusNotificationParams;
             row(Both, V4).until(V4);
+        /// `notifications/tasks` (server → client, the tasks extension, 2026-07-28).
+        TaskNotification = "notifications/tasks", TaskNotificationParams;
+            row(S2C, V5).extension(TASKS, V5, true);
         /// `notifications/subscriptions/acknowledged` (server → client, 2026-07-28).
         SubscriptionsAcknowledgedNotification = "notifications/subscriptions/acknowledged",
             SubscriptionsAcknowledgedNotificationParams;

@@ -10,6 +10,7 @@
 // imports it back):
 //
 //   error, signing, uri_template, validate, auth, metrics   leaves
+//   tasks       the tasks extension: task records, their store, the runs of this process
 //   shared      the part of a server every session holds: identity, options, key, metrics
 //   session     one client's state: negotiated era, requests in flight and to the client
 //   context     RequestContext: what a handler can do (progress, log, cancel, ask the client)
@@ -36,6 +37,7 @@ mod session;
 mod shared;
 mod signals;
 mod signing;
+mod tasks;
 mod transport;
 pub mod uri_template;
 mod validate;
@@ -55,6 +57,7 @@ pub use registry::tool::{IntoToolResult, Json, NoArguments, ToolDef, schema_of};
 pub use server::{Server, ServerBuilder};
 pub use shared::ServerOptions;
 pub use signals::{Signal, Signals};
+pub use tasks::{TaskStart, TaskSupport};
 #[cfg(feature = "http")]
 pub use transport::http::TlsConfig;
 #[cfg(feature = "http")]

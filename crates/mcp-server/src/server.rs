@@ -3,7 +3,10 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use mcp_schema::{Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities};
+use mcp_schema::ext;
+use mcp_schema::{
+    Implementation, ListChangedCapability, ProtocolVersion, ResourcesCapability, ServerCapabilities,
+};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
@@ -205,8 +208,37 @@ impl Server {
         &self.inner.shared.options
     }
 
+    /// What the server announces to a client of `version`: [`Server::capabilities`], and the
+    /// extensions it serves in that version (see [`Server::serves_extension`]).
+    pub fn capabilities_for(&self, version: ProtocolVersion) -> ServerCapabilities {
+        let mut capabilities = self.capabilities();
+        for (id, since) in [(ext::TASKS, ProtocolVersion::V2026_07_28)] {
+            if version >= since && self.serves_extension(id) {
+                capabilities = capabilities.with_extension(id, Default::default());
+            }
+        }
+        capabilities
+    }
+
+    /// Whether the server serves extension `id` now: the tasks extension
+    /// ([`mcp_schema::ext::TASKS`]) once a tool may run as a task.
+    pub fn serves_extension(&self, id: &str) -> bool {
+        match id {
+            ext::TASKS => self
+                .inner
+                .registry
+                .tools
+                .snapshot()
+                .items
+                .iter()
+                .any(|t| t.runs_as_task()),
+            _ => false,
+        }
+    }
+
     /// What the server announces: tools, resources (with subscriptions), prompts (all with
-    /// `listChanged`, since everything can change at run time), completions and logging.
+    /// `listChanged`, since everything can change at run time), completions and logging. The
+    /// extensions depend on the client's version: [`Server::capabilities_for`].
     pub fn capabilities(&self) -> ServerCapabilities {
         let list_changed = || ListChangedCapability {
             list_changed: Some(true),

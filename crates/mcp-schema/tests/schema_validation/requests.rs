@@ -228,8 +228,9 @@ pub(crate) fn tasks(fx: &Fx, c: &mut Checks) {
         };
         c.add("GetTaskResult", &get);
         c.add("CancelTaskResult", &get);
-        c.add("ServerResult", &ServerResult::Task(get.clone()));
-        c.add("ClientResult", &ClientResult::Task(get));
+        let legacy = mcp_schema::ext::tasks::TaskGetResult::Legacy;
+        c.add("ServerResult", &ServerResult::TaskGet(legacy(get.clone())));
+        c.add("ClientResult", &ClientResult::TaskGet(legacy(get)));
         let mut payload =
             GetTaskPayloadResult::from_result(&fx.call_tool_result()).expect("payload");
         payload

@@ -43,7 +43,7 @@ pub(super) fn initialize(
     });
     Ok(InitializeResult {
         protocol_version: chosen.as_str().to_owned(),
-        capabilities: call.cx.server().capabilities(),
+        capabilities: call.cx.server().capabilities_for(chosen),
         server_info: shared.info.clone(),
         instructions: shared.instructions.clone(),
         result_type: None,
@@ -61,7 +61,10 @@ pub(super) fn discover(call: &Call<'_>) -> DiscoverResult {
             .iter()
             .map(|v| (*v).to_owned())
             .collect(),
-        capabilities: call.cx.server().capabilities(),
+        capabilities: call
+            .cx
+            .server()
+            .capabilities_for(call.cx.protocol_version()),
         instructions: shared.instructions.clone(),
         ttl_ms: None,
         cache_scope: None,

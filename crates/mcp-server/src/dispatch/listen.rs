@@ -27,6 +27,7 @@ pub(super) async fn listen(
         prompts_list_changed: filter.prompts_list_changed.filter(|b| *b),
         resources_list_changed: filter.resources_list_changed.filter(|b| *b),
         resource_subscriptions: filter.resource_subscriptions.clone(),
+        task_ids: None,
         extra: Default::default(),
     };
     // Subscribe before acknowledging, so no change after the acknowledgement is missed.

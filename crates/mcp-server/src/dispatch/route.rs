@@ -4,7 +4,11 @@
 
 use mcp_jsonrpc::ErrorObject;
 use mcp_jsonrpc::error_codes::METHOD_NOT_FOUND;
-use mcp_schema::{ClientRequest, EmptyResult, ProtocolVersion, ServerResult};
+use mcp_schema::methods::ExtensionRow;
+use mcp_schema::{
+    ClientRequest, EmptyResult, ErrorData, MissingRequiredClientCapabilityData, ProtocolVersion,
+    ServerResult,
+};
 
 use super::{lifecycle, listen, prompts, resources, tools};
 use crate::error::{Error, reflect};
@@ -26,6 +30,9 @@ async fn route(call: &Call<'_>) -> Served {
     if !call.info.is_some_and(|info| info.exists_in(version)) {
         return Err(method_not_found(call.request.method(), version));
     }
+    if let Some(extension) = call.info.and_then(|info| info.extension_at(version)) {
+        extension_gate(call, extension)?;
+    }
     use ClientRequest as R;
     use ServerResult as S;
     match &call.request {
@@ -46,12 +53,41 @@ async fn route(call: &Call<'_>) -> Served {
         R::GetPrompt(p) => prompts::get(call, p).await.map(S::GetPrompt),
         R::Complete(p) => prompts::complete(call, p).map(S::Complete),
         R::SubscriptionsListen(p) => listen::listen(call, p).await.map(S::SubscriptionsListen),
-        // The 2025-11-25 tasks extension is not served.
-        R::GetTask(_) | R::GetTaskPayload(_) | R::ListTasks(_) | R::CancelTask(_) => {
+        // The experimental 2025-11-25 tasks are not served.
+        R::GetTask(_) | R::CancelTask(_) | R::UpdateTask(_) if version.is_stateful() => {
+            Err(method_not_found(call.request.method(), version))
+        }
+        R::GetTask(_) | R::CancelTask(_) | R::UpdateTask(_) => {
+            Err(method_not_found(call.request.method(), version))
+        }
+        R::GetTaskPayload(_) | R::ListTasks(_) => {
             Err(method_not_found(call.request.method(), version))
         }
         R::Unknown { .. } => Err(method_not_found(call.request.method(), version)),
     }
+}
+
+/// A method of an extension: `-32601` when the server does not serve the extension, `-32021`
+/// when the method needs the client to declare it and the request did not.
+fn extension_gate(call: &Call<'_>, extension: &ExtensionRow) -> Result<(), Error> {
+    let version = call.cx.protocol_version();
+    if !call.cx.server().serves_extension(extension.id) {
+        return Err(method_not_found(call.request.method(), version));
+    }
+    if extension.client_declares
+        && !call
+            .cx
+            .client_capabilities()
+            .declares_extension(extension.id)
+    {
+        let data = MissingRequiredClientCapabilityData::extension(extension.id);
+        return Err(Error::rpc(data.to_error(format!(
+            "{} needs the {} extension, which the request's client capabilities do not declare",
+            call.request.method(),
+            extension.id
+        ))));
+    }
+    Ok(())
 }
 
 /// `-32601` for `method` in `version`.

@@ -17,6 +17,7 @@ use mcp_schema::headers::{ParamHeader, param_headers};
 use crate::context::RequestContext;
 use crate::error::{Error, Result};
 use crate::registry::BoxFuture;
+use crate::tasks::{TaskOptions, TaskStart, TaskSupport};
 use crate::validate::{CompiledSchema, SchemaError};
 
 type ToolFn =
@@ -35,6 +36,8 @@ pub struct ToolDef {
     pub(crate) output: Option<Arc<CompiledSchema>>,
     /// Arguments mirrored in `Mcp-Param-*` HTTP headers (2026-07-28 `x-mcp-header`).
     pub(crate) param_headers: Vec<ParamHeader>,
+    /// Whether and when a call may become a task (the tasks extension).
+    pub(crate) task: TaskOptions,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -220,6 +223,7 @@ impl ToolDef {
             input: Arc::new(compiled),
             output: None,
             param_headers,
+            task: TaskOptions::default(),
         })
     }
 
@@ -255,6 +259,26 @@ impl ToolDef {
     pub fn meta(mut self, meta: Meta) -> Self {
         self.tool.meta = Some(meta);
         self
+    }
+
+    /// Whether a call may run as a task (the tasks extension, 2026-07-28): by default it may
+    /// not. A tool whose support is [`TaskSupport::Required`] answers clients that did not
+    /// declare the extension `-32021`. The handler does not change: a task is the same call,
+    /// answered with a handle the client polls.
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task.support = support;
+        self
+    }
+
+    /// When a call that may run as a task becomes one ([`TaskStart::Immediate`] by default).
+    pub fn task_start(mut self, start: TaskStart) -> Self {
+        self.task.start = start;
+        self
+    }
+
+    /// Whether a call may run as a task.
+    pub fn runs_as_task(&self) -> bool {
+        self.task.support != TaskSupport::Forbidden
     }
 
     /// The tool's name.

@@ -38,6 +38,8 @@ pub(super) struct Peek<'a> {
     pub(super) name: Option<Value>,
     #[serde(default)]
     pub(super) uri: Option<Value>,
+    #[serde(default, rename = "taskId")]
+    pub(super) task_id: Option<Value>,
     #[serde(default, borrow)]
     pub(super) arguments: Option<&'a RawValue>,
 }
@@ -107,6 +109,7 @@ pub(super) fn check(
     let named = match target {
         Some(TargetField::Name) => peek.name.as_ref(),
         Some(TargetField::Uri) => peek.uri.as_ref(),
+        Some(TargetField::TaskId) => peek.task_id.as_ref(),
         None => None,
     };
     // A missing or non-string name is the dispatcher's -32602.
