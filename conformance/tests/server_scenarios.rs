@@ -192,6 +192,13 @@ async fn requirement_set_at(revision: &str, url: &str, label: &str) {
         !results.is_empty(),
         "[{label}] no checks.json was written:\n{summary}"
     );
+    // The scenarios a set runs without scoring them (the tasks extension's, in 2026-07-28)
+    // must pass too.
+    assert!(
+        failures.is_empty(),
+        "[{label}] scenarios run but not scored failed:\n  {}",
+        failures.join("\n  ")
+    );
 }
 
 async fn whole_suite(revision: &str) {
@@ -291,4 +298,90 @@ async fn whole_suite_2025_11_25() {
 #[tokio::test]
 async fn whole_suite_2026_07_28() {
     whole_suite("2026-07-28").await;
+}
+
+/// The tasks extension's scenarios (SEP-2663). They are off the suite's timeline, so each runs
+/// alone (`--scenario`, without `--spec-version`: at 2026-07-28).
+const TASK_SCENARIOS: [&str; 10] = [
+    "tasks-capability-negotiation",
+    "tasks-lifecycle",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+];
+
+/// Checks the suite itself always skips (its harness for them is pending).
+const SKIPPED_BY_THE_SUITE: [&str; 1] = ["tasks-status-notifications"];
+
+/// Runs each of `scenarios` against `url`: every check must succeed (no FAILURE, no WARNING,
+/// and no SKIPPED but the suite's own).
+async fn extension_scenarios_at(url: &str, scenarios: &[&str], label: &str) {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for scenario in scenarios {
+        let out = tempfile::tempdir().expect("a temporary directory");
+        let dir = out.path().to_str().expect("a UTF-8 path");
+        let output =
+            conformance(&["server", "--url", url, "--scenario", scenario, "-o", dir]).await;
+        let results = read_checks(out.path());
+        if results.is_empty() {
+            problems.push(format!(
+                "{scenario}: no checks.json was written:\n{}{}",
+                text(&output.stdout),
+                text(&output.stderr)
+            ));
+        }
+        for (name, checks) in &results {
+            checked += checks.len();
+            let skipped = with_status(checks, "SKIPPED").into_iter().filter(|s| {
+                !SKIPPED_BY_THE_SUITE
+                    .iter()
+                    .any(|id| s.starts_with(&format!("SKIPPED {id}:")))
+            });
+            for problem in with_status(checks, "FAILURE")
+                .into_iter()
+                .chain(with_status(checks, "WARNING"))
+                .chain(skipped)
+            {
+                problems.push(format!("{name}: {problem}"));
+            }
+        }
+    }
+    eprintln!("[{label}] {} scenarios, {checked} checks", scenarios.len());
+    assert!(
+        problems.is_empty(),
+        "[{label}] extension scenarios did not pass:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[tokio::test]
+async fn tasks_extension() {
+    let _serial = SERIAL.lock().await;
+    let server = start_server().await;
+    extension_scenarios_at(&server.url, &TASK_SCENARIOS, "tasks").await;
+}
+
+/// The tasks scenarios against three replicas on Redis behind a round-robin balancer: the
+/// `tasks/get`, `tasks/update` and `tasks/cancel` of a task land on replicas other than the one
+/// running it.
+#[tokio::test]
+async fn tasks_extension_behind_a_balancer() {
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let redis = Redis::start(dir.path()).await;
+    let (mut replicas, mut ports) = (Vec::new(), Vec::new());
+    for name in ["replica-1", "replica-2", "replica-3"] {
+        let port = free_port();
+        replicas.push(start_replica(name, port, &redis.url).await);
+        ports.push(port);
+    }
+    let balancer = Haproxy::start(&ports, dir.path()).await;
+    let url = format!("{}/mcp", balancer.origin());
+    extension_scenarios_at(&url, &TASK_SCENARIOS, "tasks, 3 replicas behind haproxy").await;
 }

@@ -6,6 +6,7 @@
 //! the client and in 2026-07-28 ends the call with an `InputRequiredResult`.
 
 mod stateless;
+mod tasks;
 
 use std::time::Duration;
 
@@ -476,7 +477,8 @@ fn prompts(b: mcp_server::ServerBuilder) -> mcp_server::ServerBuilder {
 pub fn server() -> Server {
     let b = Server::builder("mcp-toolkit-conformance-server", env!("CARGO_PKG_VERSION"))
         .instructions("The fixtures of the MCP conformance suite's server scenarios.");
-    prompts(resources(stateless::stateless_tools(tools(b)))).build()
+    let b = tasks::task_tools(stateless::stateless_tools(tools(b)));
+    prompts(resources(b)).build()
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use std::time::Duration;
 use mcp_server::schema::LoggingLevel;
 use mcp_server::{
     Choices, Error, Json, NoArguments, PromptDef, ResourceDef, ResourceTemplateDef, Server,
+    TaskStart, TaskSupport, ToolDef,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -60,22 +61,28 @@ fn server() -> Server {
         .tool("add", "Adds two numbers", |a: AddArgs, _cx| async move {
             Ok(Json(Sum { sum: a.a + a.b }))
         })
-        .tool(
-            "count",
-            "Counts to `steps`, reporting progress",
-            |a: CountArgs, cx| async move {
-                for i in 1..=a.steps {
-                    cx.progress(f64::from(i), Some(f64::from(a.steps)), Some("counting"))
-                        .await;
-                    cx.log(LoggingLevel::Debug, Some("count"), format!("step {i}"))
-                        .await;
-                    tokio::select! {
-                        _ = tokio::time::sleep(Duration::from_millis(10)) => {}
-                        _ = cx.cancelled() => return Err(Error::cancelled()),
+        .tool_def(
+            // A long count becomes a task for clients that follow tasks (2026-07-28): answered
+            // inline when done within a second, else a task handle the client polls.
+            ToolDef::new(
+                "count",
+                "Counts to `steps`, reporting progress",
+                |a: CountArgs, cx| async move {
+                    for i in 1..=a.steps {
+                        cx.progress(f64::from(i), Some(f64::from(a.steps)), Some("counting"))
+                            .await;
+                        cx.log(LoggingLevel::Debug, Some("count"), format!("step {i}"))
+                            .await;
+                        tokio::select! {
+                            _ = tokio::time::sleep(Duration::from_millis(10)) => {}
+                            _ = cx.cancelled() => return Err(Error::cancelled()),
+                        }
                     }
-                }
-                Ok(format!("counted to {}", a.steps))
-            },
+                    Ok(format!("counted to {}", a.steps))
+                },
+            )
+            .task_support(TaskSupport::Optional)
+            .task_start(TaskStart::After(Duration::from_secs(1))),
         )
         .tool(
             "greet",

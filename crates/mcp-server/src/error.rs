@@ -175,3 +175,12 @@ pub(crate) fn reflect(value: &str) -> std::borrow::Cow<'_, str> {
         }
     }
 }
+
+/// What a caught panic said (its message when it is a string).
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(not a string)")
+}

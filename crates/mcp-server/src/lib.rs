@@ -57,7 +57,10 @@ pub use registry::tool::{IntoToolResult, Json, NoArguments, ToolDef, schema_of};
 pub use server::{Server, ServerBuilder};
 pub use shared::ServerOptions;
 pub use signals::{Signal, Signals};
-pub use tasks::{TaskStart, TaskSupport};
+pub use tasks::{
+    Applied, Ending, MemoryTaskStore, TaskChange, TaskRecord, TaskStart, TaskStore, TaskStoreError,
+    TaskSupport,
+};
 #[cfg(feature = "http")]
 pub use transport::http::TlsConfig;
 #[cfg(feature = "http")]

@@ -22,6 +22,7 @@ use crate::registry::{Change, Registry};
 use crate::session::Session;
 use crate::shared::{ServerOptions, Shared};
 use crate::signing::Signer;
+use crate::tasks::Tasks;
 
 /// An MCP server: what it offers and how it answers. Cheap to clone (all clones share the
 /// registry); serve it with [`Server::serve_stdio`] or `Server::serve_http` (feature `http`), or
@@ -155,6 +156,7 @@ impl ServerBuilder {
     pub fn build(self) -> Server {
         let metrics = self.metrics.then(Metrics::new);
         let mut middleware = self.middleware;
+        let shutdown = CancellationToken::new();
         if let Some(m) = &metrics {
             middleware.insert(0, Arc::new(MetricsLayer(m.clone())));
         }
@@ -170,7 +172,8 @@ impl ServerBuilder {
                     shared_signer: std::sync::OnceLock::new(),
                     replicas: std::sync::OnceLock::new(),
                     metrics,
-                    shutdown: CancellationToken::new(),
+                    tasks: Tasks::new(shutdown.clone()),
+                    shutdown,
                 }),
                 registry: self.registry,
                 middleware,

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::metrics::Metrics;
 use crate::signing::Signer;
+use crate::tasks::Tasks;
 
 /// Tunables of a server. Start from [`ServerOptions::default`] and change what you need.
 #[derive(Debug, Clone)]
@@ -49,6 +50,15 @@ pub struct ServerOptions {
     pub max_batch_response_bytes: usize,
     /// The protocol versions served (default: every version this crate knows).
     pub protocol_versions: Vec<&'static str>,
+    /// How long a task is kept after it was created (`ttlMs`; default 1 hour). A task still
+    /// running then is cancelled and ends `failed`. `None`: kept until the server stops.
+    pub task_ttl: Option<Duration>,
+    /// How often clients are advised to poll a task (`pollIntervalMs`; default 2 s). A store
+    /// shared by replicas may raise it to the time it takes to notice a stopped replica.
+    pub task_poll_interval: Duration,
+    /// The most tasks this process runs at once (default 256). Beyond it, tools that may run
+    /// as tasks answer inline, and tools that must are refused with `-32012`.
+    pub max_tasks: usize,
 }
 
 impl Default for ServerOptions {
@@ -65,6 +75,9 @@ impl Default for ServerOptions {
             batch_concurrency: 16,
             max_batch_response_bytes: 16 * 1024 * 1024,
             protocol_versions: mcp_schema::version::SUPPORTED.to_vec(),
+            task_ttl: Some(Duration::from_secs(3600)),
+            task_poll_interval: Duration::from_secs(2),
+            max_tasks: 256,
         }
     }
 }
@@ -112,6 +125,8 @@ pub(crate) struct Shared {
     pub(crate) metrics: Option<Metrics>,
     /// Cancelled by `Server::shutdown`.
     pub(crate) shutdown: CancellationToken,
+    /// The tasks (the tasks extension): where they are kept, and the ones this process runs.
+    pub(crate) tasks: Arc<Tasks>,
 }
 
 impl Shared {

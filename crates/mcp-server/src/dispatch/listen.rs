@@ -10,6 +10,7 @@ use mcp_schema::{
 };
 use tokio::sync::broadcast::error::RecvError;
 
+use super::tasks;
 use crate::error::Error;
 use crate::middleware::Call;
 use crate::registry::Change;
@@ -27,11 +28,16 @@ pub(super) async fn listen(
         prompts_list_changed: filter.prompts_list_changed.filter(|b| *b),
         resources_list_changed: filter.resources_list_changed.filter(|b| *b),
         resource_subscriptions: filter.resource_subscriptions.clone(),
-        task_ids: None,
+        task_ids: match &filter.task_ids {
+            Some(ids) => Some(tasks::followable(call, ids).await?),
+            None => None,
+        },
         extra: Default::default(),
     };
     // Subscribe before acknowledging, so no change after the acknowledgement is missed.
     let mut changes = call.registry.subscribe();
+    let follows_tasks = agreed.task_ids.as_ref().is_some_and(|ids| !ids.is_empty());
+    let mut task_changes = cx.session.shared.tasks.subscribe();
     let ack = SubscriptionsAcknowledgedNotificationParams {
         notifications: agreed.clone(),
         meta: Some(tagged.clone()),
@@ -47,6 +53,20 @@ pub(super) async fn listen(
     loop {
         let change = tokio::select! {
             change = changes.recv() => change,
+            task = task_changes.recv(), if follows_tasks => {
+                match task {
+                    Ok(id) if agreed.task_ids.as_ref().is_some_and(|ids| ids.contains(&id)) => {
+                        if let Some(message) = tasks::status_notification(call, &id, &tagged).await {
+                            send(call, message).await?;
+                        }
+                    }
+                    Err(RecvError::Lagged(n)) => {
+                        tracing::warn!(missed = n, "a slow subscriber missed task notifications");
+                    }
+                    _ => {}
+                }
+                continue;
+            }
             _ = cx.cancel.cancelled() => return Err(Error::cancelled()),
             _ = cx.outlet.closed() => return Err(Error::cancelled()),
             _ = shutdown.cancelled() => return Ok(finished()),

@@ -39,6 +39,7 @@ mod push;
 mod resources;
 mod route;
 mod run;
+mod tasks;
 mod tools;
 
 pub(crate) use envelope::is_stateless;

@@ -10,7 +10,7 @@ use mcp_schema::{
     ServerResult,
 };
 
-use super::{lifecycle, listen, prompts, resources, tools};
+use super::{lifecycle, listen, prompts, resources, tasks, tools};
 use crate::error::{Error, reflect};
 use crate::middleware::{Call, Endpoint, MiddlewareFuture, Request, Served};
 
@@ -57,9 +57,9 @@ async fn route(call: &Call<'_>) -> Served {
         R::GetTask(_) | R::CancelTask(_) | R::UpdateTask(_) if version.is_stateful() => {
             Err(method_not_found(call.request.method(), version))
         }
-        R::GetTask(_) | R::CancelTask(_) | R::UpdateTask(_) => {
-            Err(method_not_found(call.request.method(), version))
-        }
+        R::GetTask(p) => tasks::get(call, p).await.map(S::TaskGet),
+        R::UpdateTask(p) => tasks::update(call, p).await.map(S::Empty),
+        R::CancelTask(p) => tasks::cancel(call, p).await.map(S::TaskCancel),
         R::GetTaskPayload(_) | R::ListTasks(_) => {
             Err(method_not_found(call.request.method(), version))
         }

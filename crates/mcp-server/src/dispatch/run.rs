@@ -12,6 +12,7 @@ use std::task::{Context, Poll};
 use mcp_jsonrpc::message::encode_error;
 use mcp_jsonrpc::{ErrorObject, Id};
 
+use crate::error::panic_message;
 use crate::session::{BusyGuard, Session};
 
 /// A handler's work: the encoded response, or nothing (cancelled).
@@ -69,11 +70,7 @@ impl Future for HandlerRun {
             Ok(Poll::Pending) => return Poll::Pending,
             Ok(Poll::Ready(out)) => out,
             Err(panic) => {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .copied()
-                    .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-                    .unwrap_or("(not a string)");
+                let what = panic_message(&*panic);
                 tracing::error!(id = %this.id, "a handler panicked: {what}");
                 let mut out = Vec::new();
                 encode_error(

@@ -127,11 +127,11 @@ pub(crate) fn stateless(
     let mut request = post(client, url)
         .header("mcp-protocol-version", MODERN)
         .header("mcp-method", method);
-    let name = match method {
-        "tools/call" | "prompts/get" => params.get("name"),
-        "resources/read" => params.get("uri"),
-        _ => None,
-    };
+    // The method table says which params member the Mcp-Name header mirrors.
+    let name = mcp_server::schema::methods::method_info(method)
+        .filter(|info| info.target_header)
+        .and_then(|info| info.target)
+        .and_then(|field| params.get(field.as_str()));
     if let Some(name) = name.and_then(Value::as_str) {
         request = request.header("mcp-name", name);
     }

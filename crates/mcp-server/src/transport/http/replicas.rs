@@ -23,6 +23,9 @@ pub(super) async fn start(sessions: HttpSessions) -> Result<(), StoreError> {
     let shared = registry.server.inner.shared.clone();
     let key = store.start(registry.idle_timeout()).await?;
     let _ = shared.shared_signer.set(Signer::with_key(key));
+    if let Some(tasks) = store.tasks() {
+        shared.tasks.share(tasks);
+    }
     let _ = shared.replicas.set(Arc::new(Hook {
         store: store.clone(),
     }));
@@ -125,6 +128,9 @@ async fn listen(sessions: HttpSessions) {
                 for message in messages {
                     stream.emit(Bytes::from(message));
                 }
+            }
+            BusMessage::TaskChanged { task } => {
+                sessions.registry().server.inner.shared.tasks.changed(&task);
             }
             BusMessage::Changed { what, uri } => {
                 let change = match (what.as_str(), uri) {

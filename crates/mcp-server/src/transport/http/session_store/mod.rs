@@ -124,6 +124,12 @@ pub trait SessionStore: Send + Sync + 'static {
         not_shared()
     }
 
+    /// Where tasks (the tasks extension) are kept when the store is shared, so that every
+    /// replica answers for every task; `None` keeps them in this process.
+    fn tasks(&self) -> Option<std::sync::Arc<dyn crate::tasks::TaskStore>> {
+        None
+    }
+
     /// The messages other replicas send to this one, from now on.
     fn messages(&self) -> broadcast::Receiver<BusMessage> {
         broadcast::channel(1).1
@@ -279,6 +285,12 @@ pub enum BusMessage {
         /// The JSON-RPC messages, oldest first.
         messages: Vec<String>,
     },
+    /// A task changed (an answer, a cancellation, progress, its end): the replica running it
+    /// and the streams following it read it again.
+    TaskChanged {
+        /// The task.
+        task: String,
+    },
     /// A list changed, or a resource was updated, on the replica that sent this.
     Changed {
         /// `tools`, `prompts`, `resources` or `resource`.
@@ -302,6 +314,7 @@ impl fmt::Display for BusMessage {
                 messages.len()
             ),
             BusMessage::Changed { what, .. } => write!(f, "{what} changed"),
+            BusMessage::TaskChanged { task } => write!(f, "task {task} changed"),
         }
     }
 }

@@ -11,6 +11,7 @@
 //! | `P:{sid}:ev:N` | stream | the events of stream N: entry `0-seq`, field `m`; `1-0` ends it |
 //! | `P:replica:ID` | string | a replica's heartbeat (expires when it stops) |
 //! | `P:signing-key` | string | the key every replica signs cursors with |
+//! | `P:task:ID` | string | a task (the tasks extension) as JSON; expires with the task |
 //! | `P:bus`, `P:bus:ID` | channels | messages to every replica, to replica ID |
 //!
 //! Every key of a session expires after the idle timeout unless used again.
@@ -20,6 +21,7 @@ mod heartbeat;
 mod log;
 mod record;
 mod scripts;
+mod tasks;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -486,6 +488,12 @@ impl SessionStore for RedisSessionStore {
 
     fn messages(&self) -> broadcast::Receiver<BusMessage> {
         self.inner.bus.subscribe()
+    }
+
+    fn tasks(&self) -> Option<Arc<dyn crate::tasks::TaskStore>> {
+        Some(Arc::new(tasks::RedisTasks {
+            inner: self.inner.clone(),
+        }))
     }
 
     fn health(&self) -> StoreHealth {

@@ -22,6 +22,10 @@ use crate::auth::Principal;
 use crate::error::{Error, Result};
 use crate::session::{Outbound, Outlet, Session, notification};
 
+mod task;
+
+pub(crate) use task::TaskSlot;
+
 /// The context of one request, handed to every handler. Cheap to clone.
 #[derive(Clone)]
 pub struct RequestContext {
@@ -42,6 +46,8 @@ pub(crate) struct Inner {
     pub(crate) outlet: Outlet,
     /// 2026-07-28 multi round-trip state of `tools/call`, `prompts/get`, `resources/read`.
     pub(crate) input: Option<InputRound>,
+    /// The task the call became, or may become (the tasks extension).
+    pub(crate) task: TaskSlot,
     last_progress: Mutex<Option<f64>>,
 }
 
@@ -97,6 +103,7 @@ impl RequestContext {
                 cancel,
                 outlet,
                 input,
+                task: TaskSlot::default(),
                 last_progress: Mutex::new(None),
             }),
         }
@@ -133,29 +140,48 @@ impl RequestContext {
         self.inner.client_info.as_ref()
     }
 
-    /// True once the client cancelled the request (or its stream closed).
+    /// True once the client cancelled the request (or its stream closed). In a task: once
+    /// the client cancelled the task with `tasks/cancel` (or it expired, or the server is
+    /// stopping); the request's own stream closing does not count.
     pub fn is_cancelled(&self) -> bool {
+        if let Some(run) = self.task_run() {
+            return run.cancel.is_cancelled();
+        }
         self.inner.cancel.is_cancelled() || self.inner.outlet.is_closed()
     }
 
     /// True when the client asked for progress (its request has a progress token), so that
-    /// [`progress`](Self::progress) sends anything.
+    /// [`progress`](Self::progress) sends anything; always in a task, where progress becomes
+    /// the task's status message.
     pub fn wants_progress(&self) -> bool {
-        self.inner.progress_token.is_some()
+        self.inner.progress_token.is_some() || self.task_run().is_some()
     }
 
-    /// Completes when the request is cancelled; use it in `tokio::select!` around long work.
+    /// Completes when the request is cancelled ([`is_cancelled`](Self::is_cancelled)); use it
+    /// in `tokio::select!` around long work.
     pub async fn cancelled(&self) {
+        if let Some(run) = self.task_run() {
+            return run.cancel.cancelled().await;
+        }
+        // Promotion to a task replaces the request's cancellation with the task's.
         tokio::select! {
             _ = self.inner.cancel.cancelled() => {}
             _ = self.inner.outlet.closed() => {}
+            _ = self.inner.task.promoted.cancelled() => {}
+        }
+        if let Some(run) = self.task_run() {
+            run.cancel.cancelled().await;
         }
     }
 
     /// Reports progress (`notifications/progress`) when the client asked for it with a
     /// progress token; otherwise does nothing. Progress must increase: a value not above the
-    /// last one reported is dropped.
+    /// last one reported is dropped. In a task, progress becomes the task's status message
+    /// (`message`, else `progress/total`), which `tasks/get` shows.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(run) = self.task_run() {
+            return run.report(progress, total, message).await;
+        }
         let Some(token) = &self.inner.progress_token else {
             return;
         };
@@ -310,6 +336,18 @@ impl RequestContext {
             return Ok(requests
                 .iter()
                 .map(|(key, _)| round.answers[key].clone())
+                .collect());
+        }
+        if let Some(run) = self.task_run() {
+            let asked = missing.into_iter().cloned().collect();
+            let mut answers = run.ask(asked).await?;
+            return Ok(requests
+                .iter()
+                .map(|(key, _)| {
+                    answers
+                        .remove(key)
+                        .unwrap_or_else(|| round.answers[key].clone())
+                })
                 .collect());
         }
         let mut pending = round.pending.lock();
