@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use mcp_kit::mcp::{ElicitAction, ElicitRequestParams, ElicitResult, ElicitValue};
 use mcp_kit::{
-    RequestOrigin, ServerNotificationContext, ServerNotificationHandler, ServerRequestContext,
+    ServerNotificationContext, ServerNotificationHandler, ServerRequestContext,
     ServerRequestHandler, ServerRequestOutcome,
 };
 use serde_json::Value;
@@ -22,13 +22,7 @@ use serde_json::Value;
 pub(crate) fn handler() -> ServerRequestHandler {
     Arc::new(|ctx: ServerRequestContext| {
         Box::pin(async move {
-            let via = match &ctx.origin {
-                RequestOrigin::JsonRpc(id) => format!("request {id:?}"),
-                RequestOrigin::InputRequest { key, during } => {
-                    format!("input request `{key}` of {during}")
-                }
-            };
-            tracing::info!(method = %ctx.method, %via, "server request");
+            tracing::info!(method = %ctx.method, via = %ctx.origin, "server request");
             match ctx.method.as_str() {
                 "elicitation/create" => elicit(ctx.params),
                 _ => ServerRequestOutcome::MethodNotFound,

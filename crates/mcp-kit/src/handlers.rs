@@ -52,6 +52,28 @@ pub enum RequestOrigin {
         /// The method of the client request that got the `InputRequiredResult`.
         during: String,
     },
+    /// An entry of a task's `inputRequests` (the tasks extension), answered with
+    /// `tasks/update`.
+    TaskInput {
+        /// The task.
+        task_id: String,
+        /// The key in `inputRequests`.
+        key: String,
+    },
+}
+
+impl std::fmt::Display for RequestOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RequestOrigin::JsonRpc(id) => write!(f, "request {id}"),
+            RequestOrigin::InputRequest { key, during } => {
+                write!(f, "input request `{key}` of {during}")
+            }
+            RequestOrigin::TaskInput { task_id, key } => {
+                write!(f, "input request `{key}` of task {task_id}")
+            }
+        }
+    }
 }
 
 /// What a [`ServerRequestHandler`] answers.

@@ -318,7 +318,7 @@ impl Session {
 }
 
 /// `{"name", "arguments"}`: the params of `tools/call` and `prompts/get`.
-fn named_params(name: &str, arguments: Option<Map<String, Value>>) -> Value {
+pub(super) fn named_params(name: &str, arguments: Option<Map<String, Value>>) -> Value {
     let mut params = json!({ "name": name });
     if let Some(arguments) = arguments {
         params["arguments"] = Value::Object(arguments);

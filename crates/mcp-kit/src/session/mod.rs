@@ -22,9 +22,11 @@ mod input_required;
 mod methods;
 mod request;
 mod subscription;
+mod tasks;
 
 pub use request::ProgressUpdate;
 pub use subscription::Subscription;
+pub use tasks::{TaskHandle, ToolCall};
 
 /// What a handshake that ran out of time is called in its [`Error::Timeout`].
 const HANDSHAKE: &str = "the handshake (server/discover, or initialize)";
@@ -216,6 +218,15 @@ impl Session {
         let mut capabilities = settings.capabilities.clone();
         if settings.handlers.roots.is_some() && !capabilities.contains_key("roots") {
             capabilities.insert("roots".into(), Value::Object(Map::new()));
+        }
+        // A task is followed to its end by any call (`tasks`), so the extension is declared.
+        if let Value::Object(extensions) = capabilities
+            .entry("extensions")
+            .or_insert_with(|| Value::Object(Map::new()))
+        {
+            extensions
+                .entry(mcp_schema::ext::TASKS)
+                .or_insert_with(|| Value::Object(Map::new()));
         }
         let client_info = serde_json::to_value(&settings.client_info).map_err(|e| Error::Json {
             context: "encoding clientInfo".into(),

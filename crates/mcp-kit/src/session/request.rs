@@ -25,7 +25,22 @@ const CATCH_UP_LIMIT: std::time::Duration = std::time::Duration::from_millis(250
 impl Session {
     /// Sends a request and returns its result, answering `InputRequiredResult`s in the
     /// 2026-07-28 era.
+    /// A request that became a task (the tasks extension) is followed to its end.
     pub(crate) async fn call(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        progress_token: Option<&str>,
+    ) -> Result<Value, Error> {
+        let value = self.call_raw(method, params, progress_token).await?;
+        if super::tasks::may_be_task(method) && super::tasks::task_id_of(&value).is_some() {
+            return self.follow_task(method, value).await;
+        }
+        Ok(value)
+    }
+
+    /// [`call`](Self::call), handing back a task handle as it came.
+    pub(crate) async fn call_raw(
         &self,
         method: &str,
         params: Option<Value>,
@@ -85,6 +100,30 @@ impl Session {
         let params = self.prepare_params(method, params, progress_token)?;
         let headers = self.era_headers(method, params.as_ref());
         self.send_and_wait(method, params, headers, true).await
+    }
+
+    /// Sends a request without waiting for it (from a `Drop`); its answer is ignored.
+    pub(crate) fn request_detached(&self, method: &str, params: Value) {
+        let Ok(params) = self.prepare_params(method, Some(params), None) else {
+            return;
+        };
+        let headers = self.era_headers(method, params.as_ref());
+        let handle = self.shared.handle.clone();
+        let (method, timeout) = (method.to_owned(), self.timeout);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            match handle
+                .start_request_with_headers(&method, params.as_ref(), headers)
+                .await
+            {
+                Ok(pending) => {
+                    let _ = tokio::time::timeout(timeout, pending).await;
+                }
+                Err(e) => tracing::debug!("{method} not sent: {e}"),
+            }
+        });
     }
 
     /// The HTTP headers a request mirrors from its body in the 2026-07-28 era (`Mcp-Method`,
