@@ -84,7 +84,10 @@ pub use manager::{DEFAULT_TIMEOUT, Manager};
 pub use mcp_schema::{McpNotification, McpRequest};
 pub use private_file::write_private_file;
 pub use security::{PolicyError, TrustMode, UntrustedStreamableHttpPolicy};
-pub use session::{Negotiated, ProgressUpdate, Session, Subscription, TaskHandle, ToolCall};
+pub use session::{
+    CancelGuard, Negotiated, ProgressUpdate, Session, Subscription, TaskHandle, ToolCall,
+    task_status_line,
+};
 
 /// Typed MCP messages (all of [`mcp_schema`]): method markers such as
 /// [`mcp::ListToolsRequest`] for [`Manager::request_typed`], and every params and result type.

@@ -26,7 +26,7 @@ mod tasks;
 
 pub use request::ProgressUpdate;
 pub use subscription::Subscription;
-pub use tasks::{TaskHandle, ToolCall};
+pub use tasks::{CancelGuard, TaskHandle, ToolCall, task_status_line};
 
 /// What a handshake that ran out of time is called in its [`Error::Timeout`].
 const HANDSHAKE: &str = "the handshake (server/discover, or initialize)";

@@ -34,7 +34,7 @@ impl Session {
     ) -> Result<Value, Error> {
         let value = self.call_raw(method, params, progress_token).await?;
         if super::tasks::may_be_task(method) && super::tasks::task_id_of(&value).is_some() {
-            return self.follow_task(method, value).await;
+            return self.follow_task(method, value, progress_token).await;
         }
         Ok(value)
     }

@@ -74,17 +74,36 @@ impl Session {
     }
 
     /// Follows the task a request became to its end, and returns the request's result
-    /// (`failed` is the error the request would have had). Dropping the future cancels the
+    /// (`failed` is the error the request would have had). Each new status message goes to
+    /// the progress listener of `progress_token`, if any. Dropping the future cancels the
     /// task.
-    pub(crate) async fn follow_task(&self, method: &str, handle: Value) -> Result<Value, Error> {
+    pub(crate) async fn follow_task(
+        &self,
+        method: &str,
+        handle: Value,
+        progress_token: Option<&str>,
+    ) -> Result<Value, Error> {
         let Some(id) = task_id_of(&handle) else {
             return Err(self.task_error(method, "a task handle without a taskId".into()));
         };
         let task = self.task_for(id, method);
-        let mut guard = CancelOnDrop(Some(task.clone()));
-        let poll = advised_poll(&handle);
-        let outcome = task.wait_polling(poll).await;
-        guard.0 = None;
+        let guard = task.cancel_when_dropped();
+        let progress = progress_token.and_then(|token| {
+            let sender = self.shared.routes().progress.get(token).cloned()?;
+            Some((token.to_owned(), sender))
+        });
+        let mut changes = 0u32;
+        let mut report = |now: &DetailedTask| {
+            if let Some((token, sender)) = &progress {
+                changes += 1;
+                let mut update =
+                    crate::ProgressUpdate::new(token.clone(), f64::from(changes), None);
+                update.message = Some(task_status_line(now));
+                let _ = sender.try_send(update);
+            }
+        };
+        let outcome = task.wait_polling(advised_poll(&handle), &mut report).await;
+        guard.disarm();
         outcome
     }
 
@@ -100,6 +119,13 @@ impl TaskHandle<'_> {
     /// The task id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// A guard that sends `tasks/cancel` when dropped, unless [disarmed](CancelGuard::disarm):
+    /// hold it while waiting, so that abandoning the wait (Ctrl-C, a dropped future) stops the
+    /// task.
+    pub fn cancel_when_dropped(&self) -> CancelGuard<'_> {
+        CancelGuard(Some(self.clone()))
     }
 
     /// `tasks/get`: the task now.
@@ -135,17 +161,38 @@ impl TaskHandle<'_> {
     /// handlers, and returns its result: a `completed` task's result, a `failed` task's error
     /// ([`Error::Rpc`]), a `cancelled` task as [`Error::Protocol`] saying so.
     pub async fn wait(&self) -> Result<CallToolResult, Error> {
-        let value = self.wait_polling(DEFAULT_POLL).await?;
+        self.wait_with_status(|_| {}).await
+    }
+
+    /// [`wait`](Self::wait), calling `status` with the task each time its status or status
+    /// message changes (the first time too).
+    pub async fn wait_with_status(
+        &self,
+        mut status: impl FnMut(&DetailedTask) + Send,
+    ) -> Result<CallToolResult, Error> {
+        let value = self.wait_polling(DEFAULT_POLL, &mut status).await?;
         from_result(&self.method, value)
     }
 
-    async fn wait_polling(&self, mut poll: Duration) -> Result<Value, Error> {
+    /// Polls until the task ends, calling `on_change` each time its status or status message
+    /// changes.
+    async fn wait_polling(
+        &self,
+        mut poll: Duration,
+        on_change: &mut (dyn FnMut(&DetailedTask) + Send),
+    ) -> Result<Value, Error> {
         let mut answered = std::collections::BTreeSet::new();
+        let mut last: Option<(TaskStatus, Option<String>)> = None;
         loop {
             let task = self.get().await?;
             if let Some(advised) = task.task.poll_interval_ms {
                 poll = Duration::from_millis(advised);
             }
+            let now = (task.task.status.clone(), task.task.status_message.clone());
+            if last.as_ref() != Some(&now) {
+                on_change(&task);
+            }
+            last = Some(now);
             match task.task.status {
                 TaskStatus::Completed => {
                     return Ok(task.result.map(Value::Object).unwrap_or_default());
@@ -223,10 +270,20 @@ impl TaskHandle<'_> {
     }
 }
 
-/// Cancels the task of a call abandoned before the task ended.
-struct CancelOnDrop<'a>(Option<TaskHandle<'a>>);
+/// Cancels a task when dropped, unless disarmed first: see
+/// [`TaskHandle::cancel_when_dropped`].
+#[derive(Debug)]
+#[must_use = "dropping the guard at once cancels the task"]
+pub struct CancelGuard<'a>(Option<TaskHandle<'a>>);
 
-impl Drop for CancelOnDrop<'_> {
+impl CancelGuard<'_> {
+    /// Keeps the task running when the guard is dropped.
+    pub fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelGuard<'_> {
     fn drop(&mut self) {
         let Some(task) = self.0.take() else {
             return;
@@ -235,6 +292,14 @@ impl Drop for CancelOnDrop<'_> {
         let session = task.session;
         // Cannot wait here: send it through a detached request on the same connection.
         session.request_detached("tasks/cancel", params);
+    }
+}
+
+/// What a task is doing, in a line: its status message, else its status.
+pub fn task_status_line(task: &DetailedTask) -> String {
+    match &task.task.status_message {
+        Some(message) => format!("{}: {message}", task.task.status.as_str()),
+        None => task.task.status.as_str().to_owned(),
     }
 }
 

@@ -360,6 +360,9 @@ pub(crate) enum Command {
     /// Call a tool
     Call(CallArgs),
 
+    /// Read or cancel a task a tool call became (tasks extension, protocol 2026-07-28)
+    Task(TaskArgs),
+
     /// Read a resource
     ReadResource(ReadResourceArgs),
 
@@ -471,6 +474,47 @@ pub(crate) struct CallArgs {
     /// Arguments from a file holding a JSON object (`-`: standard input)
     #[arg(long, value_name = "PATH")]
     pub(crate) arguments_file: Option<PathBuf>,
+
+    /// When the server runs the call as a task (tasks extension, protocol 2026-07-28), print
+    /// its id on stderr at once, then follow it (Ctrl-C cancels it)
+    #[arg(long)]
+    pub(crate) task: bool,
+
+    /// With --task: print the task's id on stdout and exit without waiting (read it later with
+    /// `mcpctl task get SERVER ID`)
+    #[arg(long, requires = "task")]
+    pub(crate) detach: bool,
+
+    #[command(flatten)]
+    pub(crate) launch: Launch,
+}
+
+/// What `task` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TaskAction {
+    /// Show the task: status, status message, input requests, result or error
+    Get,
+    /// Ask the server to stop the task
+    Cancel,
+}
+
+/// `task`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = TARGET_HELP)]
+pub(crate) struct TaskArgs {
+    /// What to do with the task
+    pub(crate) action: TaskAction,
+
+    /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
+    pub(crate) server: Option<String>,
+
+    /// The task's id (as `call --task` printed it)
+    pub(crate) id: Option<String>,
+
+    /// `get`: wait until the task ended (answering its input requests), then print its result
+    #[arg(long)]
+    pub(crate) wait: bool,
 
     #[command(flatten)]
     pub(crate) launch: Launch,

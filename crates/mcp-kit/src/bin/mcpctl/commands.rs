@@ -249,6 +249,7 @@ async fn run_on_server(ctx: &Context, target: &Target, command: Command) -> anyh
 fn interrupted(command: &Command, session: &Session) -> anyhow::Error {
     let what = match command {
         Command::Call(call) => format!("the call of tool `{}`", given(&call.tool)),
+        Command::Task(task) => format!("the wait for task `{}`", given(&task.id)),
         Command::Request(raw) => format!("the request `{}`", given(&raw.method)),
         _ => "the command".to_owned(),
     };
@@ -393,6 +394,7 @@ async fn dispatch(
         Command::Call(call) => {
             call_tool(session, printer, &ctx.console, call, early.arguments).await
         }
+        Command::Task(task) => crate::tasks::task(session, printer, &ctx.console, task).await,
         Command::ReadResource(read) => {
             let result = session.read_resource(given(&read.uri)).await?;
             printer.print(&serde_json::to_value(result)?, views::resource_contents)
@@ -479,18 +481,26 @@ async fn call_tool(
             }
         }
     }
-    let (mut progress, call) = session.call_tool_with_progress(name, Some(arguments));
-    let mut call = std::pin::pin!(call);
-    let result = loop {
-        tokio::select! {
-            result = &mut call => break result?,
-            Some(update) = progress.recv() => console.progress(session.server_name(), &update),
+    let result = if call.task {
+        match crate::tasks::call(session, console, name, arguments, call.detach).await? {
+            Some(result) => result,
+            None => return Ok(()),
         }
+    } else {
+        let (mut progress, call) = session.call_tool_with_progress(name, Some(arguments));
+        let mut call = std::pin::pin!(call);
+        let result = loop {
+            tokio::select! {
+                result = &mut call => break result?,
+                Some(update) = progress.recv() => console.progress(session.server_name(), &update),
+            }
+        };
+        // Progress that arrived with the result.
+        while let Ok(update) = progress.try_recv() {
+            console.progress(session.server_name(), &update);
+        }
+        result
     };
-    // Progress that arrived with the result.
-    while let Ok(update) = progress.try_recv() {
-        console.progress(session.server_name(), &update);
-    }
     console.clear_progress();
     let is_error = result.is_error == Some(true);
     printer.print(&serde_json::to_value(result)?, views::tool_result)?;

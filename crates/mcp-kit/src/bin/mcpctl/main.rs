@@ -20,6 +20,7 @@ mod output;
 mod spinner;
 mod state_files;
 mod target;
+mod tasks;
 mod trust_store;
 mod views;
 mod wire;

@@ -226,6 +226,17 @@ pub(crate) fn resolve(command: &mut Command) -> anyhow::Result<Option<Target>> {
             required(&a.tool, "TOOL")?;
             target
         }
+        Command::Task(a) => {
+            let target = place(
+                &mut a.server,
+                &a.launch,
+                Some(&mut a.id),
+                None,
+                "the task id",
+            )?;
+            required(&a.id, "ID (the task's id)")?;
+            target
+        }
         Command::GetPrompt(a) => {
             let target = place(
                 &mut a.server,
