@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mcp_server::schema::{CallToolResult, ContentBlock, ImageContent};
-use mcp_server::{Json, NoArguments, RequestContext, Server, ToolDef};
+use mcp_server::{Json, NoArguments, RequestContext, Server, TaskSupport, ToolDef};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
@@ -152,6 +152,31 @@ fn server() -> Server {
                 .unwrap_or_else(|| "nobody".to_owned());
             Ok(format!("hello {name}"))
         })
+        .tool_def(
+            ToolDef::new("task_job", "Runs as a task: asks a name inside it, then answers", |_: NoArguments, cx: RequestContext| async move {
+                cx.set_status_message("waiting for a name").await;
+                let schema = serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+                let answer = cx.elicit_form("Whose job is it?", schema).await?;
+                let name = serde_json::to_value(&answer.content).unwrap_or_default()["name"].clone();
+                Ok(format!("job for {} done", name.as_str().unwrap_or("nobody")))
+            })
+            .task_support(TaskSupport::Required),
+        )
+        .tool_def(
+            ToolDef::new("task_sleep", "Runs as a task until cancelled (counted like sleep)", |_: NoArguments, cx: RequestContext| async move {
+                cx.cancelled().await;
+                CANCELLED.fetch_add(1, Ordering::SeqCst);
+                CHANGED.notify_waiters();
+                Err::<String, _>(mcp_server::Error::cancelled())
+            })
+            .task_support(TaskSupport::Required),
+        )
+        .tool_def(
+            ToolDef::new("task_fail", "Runs as a task that fails with JSON-RPC error -32042", |_: NoArguments, _cx| async move {
+                Err::<String, _>(mcp_server::Error::rpc(mcp_server::schema::ErrorObject::new(-32042, "the job broke")))
+            })
+            .task_support(TaskSupport::Required),
+        )
         .tool("exit", "Ends the server process at once, as a crash would", |_: NoArguments, _cx| async move {
             std::process::exit(3);
             #[allow(unreachable_code)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_jsonrpc::ErrorObject;
-use mcp_kit::ServerRequestOutcome;
+use mcp_kit::{ServerRequestOutcome, TaskHandle, ToolCall, task_status_line};
 use mcp_schema::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
@@ -37,6 +37,21 @@ pub trait Downstream: Send + Sync {
 
     /// Resolves when the client cancelled the call.
     fn cancelled(&self) -> mcp_server::BoxFuture<()>;
+
+    /// The upstream runs the call as a task (the tasks extension): makes the rest of this
+    /// call a task for the client too, when the client can follow one. Returns whether it
+    /// did (by default it cannot).
+    fn run_as_task(&self) -> mcp_server::BoxFuture<bool> {
+        Box::pin(std::future::ready(false))
+    }
+
+    /// The upstream task's status, for the client's task (when [`run_as_task`] made one).
+    ///
+    /// [`run_as_task`]: Downstream::run_as_task
+    fn set_status(&self, message: String) -> mcp_server::BoxFuture<()> {
+        let _ = message;
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// Why `exec` (or `inspect`) did not answer with the upstream's result.
@@ -287,41 +302,22 @@ async fn call(
     // Progress is asked of the upstream only for a client that wants it (a call without is
     // cheaper: no progress route to keep).
     type Call<'a> =
-        std::pin::Pin<Box<dyn Future<Output = Result<CallToolResult, mcp_kit::Error>> + Send + 'a>>;
-    let (mut progress, mut call): (Option<mpsc::Receiver<mcp_kit::ProgressUpdate>>, Call<'_>) =
+        std::pin::Pin<Box<dyn Future<Output = Result<ToolCall<'a>, mcp_kit::Error>> + Send + 'a>>;
+    let (progress, call): (Option<mpsc::Receiver<mcp_kit::ProgressUpdate>>, Call<'_>) =
         if downstream.wants_progress() {
-            let (progress, call) = session.call_tool_with_progress(tool, Some(arguments));
+            let (progress, call) = session.call_tool_as_task_with_progress(tool, Some(arguments));
             (Some(progress), Box::pin(call))
         } else {
-            (None, Box::pin(session.call_tool(tool, Some(arguments))))
+            (
+                None,
+                Box::pin(session.call_tool_as_task(tool, Some(arguments))),
+            )
         };
     let mut cancelled = downstream.cancelled();
-    let forward = |update: mcp_kit::ProgressUpdate| {
-        let total = update.total.as_ref().and_then(serde_json::Number::as_f64);
-        let progress = update.progress.as_f64().unwrap_or_default();
-        downstream.progress(progress, total, update.message)
-    };
-    let outcome = loop {
-        tokio::select! {
-            outcome = &mut call => {
-                // Progress sent before the result, not forwarded yet.
-                while let Some(update) = progress.as_mut().and_then(|p| p.try_recv().ok()) {
-                    forward(update).await;
-                }
-                break outcome;
-            }
-            Some(update) = next_progress(&mut progress) => forward(update).await,
-            Some(ask) = asks.recv() => {
-                match downstream.ask(ask.method, ask.params).await {
-                    Ok(answer) => { let _ = ask.reply.send(answer); }
-                    // Dropping the call cancels it upstream.
-                    Err(end) => return Err(Attempt::Failed(ExecError::Downstream(end))),
-                }
-            }
-            () = &mut cancelled => {
-                return Err(Attempt::Failed(ExecError::Downstream(mcp_server::Error::cancelled())));
-            }
-        }
+    let outcome = match drive(call, progress, &mut asks, &mut cancelled, downstream).await? {
+        Ok(ToolCall::Task(task)) => follow(&task, &mut asks, &mut cancelled, downstream).await?,
+        Ok(ToolCall::Complete(result)) => Ok(*result),
+        Err(error) => Err(error),
     };
     let error = match outcome {
         Ok(result) => return Ok(result),
@@ -359,6 +355,88 @@ async fn call(
             reason: other.to_string(),
         }),
     })
+}
+
+/// Runs `call` to its outcome, meanwhile forwarding its progress and the upstream's
+/// requests to the client; `Err` when the client ended the call.
+async fn drive<T>(
+    mut call: std::pin::Pin<Box<dyn Future<Output = Result<T, mcp_kit::Error>> + Send + '_>>,
+    mut progress: Option<mpsc::Receiver<mcp_kit::ProgressUpdate>>,
+    asks: &mut mpsc::Receiver<crate::registry::Ask>,
+    cancelled: &mut mcp_server::BoxFuture<()>,
+    downstream: &dyn Downstream,
+) -> Result<Result<T, mcp_kit::Error>, Attempt> {
+    let forward = |update: mcp_kit::ProgressUpdate| {
+        let total = update.total.as_ref().and_then(serde_json::Number::as_f64);
+        let progress = update.progress.as_f64().unwrap_or_default();
+        downstream.progress(progress, total, update.message)
+    };
+    loop {
+        tokio::select! {
+            outcome = &mut call => {
+                // Progress sent before the result, not forwarded yet.
+                while let Some(update) = progress.as_mut().and_then(|p| p.try_recv().ok()) {
+                    forward(update).await;
+                }
+                return Ok(outcome);
+            }
+            Some(update) = next_progress(&mut progress) => forward(update).await,
+            Some(ask) = asks.recv() => {
+                match downstream.ask(ask.method, ask.params).await {
+                    Ok(answer) => { let _ = ask.reply.send(answer); }
+                    // Dropping the call cancels it upstream.
+                    Err(end) => return Err(Attempt::Failed(ExecError::Downstream(end))),
+                }
+            }
+            () = &mut *cancelled => {
+                return Err(Attempt::Failed(ExecError::Downstream(mcp_server::Error::cancelled())));
+            }
+        }
+    }
+}
+
+/// Follows an upstream task to its end: the client's call becomes a task too when it can
+/// follow one (the upstream's status becomes its status), else the status is its progress.
+/// The upstream's input requests go to the client as during any call; the client cancelling
+/// cancels the upstream task.
+async fn follow(
+    task: &TaskHandle<'_>,
+    asks: &mut mpsc::Receiver<crate::registry::Ask>,
+    cancelled: &mut mcp_server::BoxFuture<()>,
+    downstream: &dyn Downstream,
+) -> Result<Result<CallToolResult, mcp_kit::Error>, Attempt> {
+    let guard = task.cancel_when_dropped();
+    let as_task = downstream.run_as_task().await;
+    let (status_tx, mut status) = mpsc::unbounded_channel();
+    let wait = task.wait_with_status(move |now| {
+        let _ = status_tx.send(task_status_line(now));
+    });
+    let mut wait = std::pin::pin!(wait);
+    let mut changes = 0u32;
+    let outcome = loop {
+        tokio::select! {
+            outcome = &mut wait => break outcome,
+            Some(line) = status.recv() => {
+                if as_task {
+                    downstream.set_status(line).await;
+                } else if downstream.wants_progress() {
+                    changes += 1;
+                    downstream.progress(f64::from(changes), None, Some(line)).await;
+                }
+            }
+            Some(ask) = asks.recv() => {
+                match downstream.ask(ask.method, ask.params).await {
+                    Ok(answer) => { let _ = ask.reply.send(answer); }
+                    Err(end) => return Err(Attempt::Failed(ExecError::Downstream(end))),
+                }
+            }
+            () = &mut *cancelled => {
+                return Err(Attempt::Failed(ExecError::Downstream(mcp_server::Error::cancelled())));
+            }
+        }
+    };
+    guard.disarm();
+    Ok(outcome)
 }
 
 /// Waits (within the upstream's connect timeout) for a new session after the old one was

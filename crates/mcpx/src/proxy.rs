@@ -8,7 +8,7 @@ use mcp_schema::{
     CallToolResult, CreateMessageRequest, ElicitRequest, ElicitRequestParams, ListRootsRequest,
     McpRequest, StructuredContent,
 };
-use mcp_server::{BoxFuture, RequestContext, Server, ToolDef};
+use mcp_server::{BoxFuture, RequestContext, Server, TaskStart, TaskSupport, ToolDef};
 use serde_json::{Map, Value, json};
 
 use crate::exec::{Downstream, ExecError, exec, for_agent};
@@ -160,6 +160,10 @@ fn exec_tool(registry: Arc<Registry>) -> ToolDef {
         }
     })
     .expect("the exec schema is valid")
+    // An upstream task is a task for the client too, when the client can follow one: the
+    // call becomes one when the upstream's does.
+    .task_support(TaskSupport::Optional)
+    .task_start(TaskStart::Explicit)
 }
 
 /// A proxy failure is a tool error the model can read and act on; an upstream's JSON-RPC
@@ -225,6 +229,16 @@ impl Downstream for RequestContext {
     fn cancelled(&self) -> BoxFuture<()> {
         let cx = self.clone();
         Box::pin(async move { cx.cancelled().await })
+    }
+
+    fn run_as_task(&self) -> BoxFuture<bool> {
+        let cx = self.clone();
+        Box::pin(async move { cx.run_as_task().await.unwrap_or(false) })
+    }
+
+    fn set_status(&self, message: String) -> BoxFuture<()> {
+        let cx = self.clone();
+        Box::pin(async move { cx.set_status_message(message).await })
     }
 }
 

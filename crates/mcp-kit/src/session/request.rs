@@ -64,6 +64,20 @@ impl Session {
         mpsc::Receiver<ProgressUpdate>,
         impl Future<Output = Result<Value, Error>> + Send + 'a,
     ) {
+        self.with_progress(method, params, true)
+    }
+
+    /// [`request_with_progress`](Self::request_with_progress); a task handle is followed to
+    /// the task's end when `follow_tasks`, else handed back as it came.
+    pub(crate) fn with_progress<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<Value>,
+        follow_tasks: bool,
+    ) -> (
+        mpsc::Receiver<ProgressUpdate>,
+        impl Future<Output = Result<Value, Error>> + Send + 'a,
+    ) {
         let token = self.next_token();
         let (tx, rx) = mpsc::channel(PROGRESS_BUFFER);
         self.shared.routes().progress.insert(token.clone(), tx);
@@ -73,7 +87,11 @@ impl Session {
         };
         let call = async move {
             let _route = route;
-            let outcome = self.call(method, params, Some(&token)).await;
+            let outcome = if follow_tasks {
+                self.call(method, params, Some(&token)).await
+            } else {
+                self.call_raw(method, params, Some(&token)).await
+            };
             self.caught_up().await;
             outcome
         };

@@ -5,6 +5,7 @@
 //! [`Session::call_tool_as_task`] hands the task over instead, and [`Session::task`] picks one
 //! up again by id, after a reconnection for instance.
 
+use std::future::Future;
 use std::time::Duration;
 
 use mcp_schema::ext::tasks::{DetailedTask, TaskStatus};
@@ -52,6 +53,25 @@ impl Session {
         let value = self
             .call_raw(CallToolRequest::METHOD, Some(params), None)
             .await?;
+        self.tool_call(value)
+    }
+
+    /// [`call_tool_as_task`](Self::call_tool_as_task) with the progress the server reports
+    /// before it answers (see [`request_with_progress`](Self::request_with_progress)).
+    pub fn call_tool_as_task_with_progress<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> (
+        tokio::sync::mpsc::Receiver<crate::ProgressUpdate>,
+        impl Future<Output = Result<ToolCall<'a>, Error>> + Send + 'a,
+    ) {
+        let params = super::methods::named_params(name, arguments);
+        let (progress, call) = self.with_progress(CallToolRequest::METHOD, Some(params), false);
+        (progress, async move { self.tool_call(call.await?) })
+    }
+
+    fn tool_call(&self, value: Value) -> Result<ToolCall<'_>, Error> {
         match task_id_of(&value) {
             Some(id) => Ok(ToolCall::Task(self.task_for(id, CallToolRequest::METHOD))),
             None => from_result(CallToolRequest::METHOD, value)

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use catalog::{CachedTool, Catalog, ServerSummary};
+pub use forward::Ask;
 pub use upstream::{CallGuard, RETRY_MAX, RETRY_MIN, Snapshot, Status, Upstream};
 
 use crate::options::ProxyOptions;
