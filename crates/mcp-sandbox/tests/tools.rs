@@ -7,7 +7,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{Sandbox, Transport, processes_with, start, text};
+use support::{Sandbox, Transport, processes_with, start, start_with, text};
 
 async fn persists(sandbox: &Sandbox) {
     // Python: variables, imports and functions; the last expression is shown.
@@ -501,4 +501,77 @@ async fn the_total_memory_cap_evicts_idle_sessions_and_refuses_when_all_are_busy
         text(&refused).contains("MSB_MAX_TOTAL_MEMORY_MB"),
         "{refused:#}"
     );
+}
+
+/// For a client that follows tasks (2026-07-28), a command that runs longer than two seconds
+/// becomes a task: the HTTP request ends, the task's status shows the latest output while it
+/// runs, the result comes with the task, and cancelling the task stops what it started.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_command_becomes_a_task_that_shows_its_output_and_can_be_cancelled() {
+    use mcp_kit::ToolCall;
+    let sandbox = start_with(Transport::Http, &[], Some("2026-07-28")).await;
+    let command = "for i in 1 2 3 4 5 6; do echo step $i; sleep 1; done";
+    let call = sandbox
+        .session
+        .call_tool_as_task(
+            "execute_command",
+            json!({ "command": command }).as_object().cloned(),
+        )
+        .await
+        .expect("execute_command");
+    let ToolCall::Task(task) = call else {
+        panic!("a six-second command becomes a task");
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let now = task.get().await.expect("tasks/get");
+        let message = now.task.status_message.clone().unwrap_or_default();
+        if message.contains("step 3") {
+            assert_eq!(now.task.status.as_str(), "working", "{message}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the output never showed: {now:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let result = task.wait().await.expect("the task completes");
+    let value = serde_json::to_value(&result).unwrap();
+    assert!(
+        value["structuredContent"]["stdout"]
+            .as_str()
+            .unwrap()
+            .ends_with("step 6\n"),
+        "{value}"
+    );
+
+    // Quick calls are answered inline, tasks or not.
+    let quick = sandbox.shell(None, "echo quick").await;
+    assert_eq!(quick["stdout"], "quick\n");
+
+    let call = sandbox
+        .session
+        .call_tool_as_task(
+            "execute_command",
+            json!({ "command": "echo started; sleep 8765433" })
+                .as_object()
+                .cloned(),
+        )
+        .await
+        .expect("execute_command");
+    let ToolCall::Task(task) = call else {
+        panic!("a long sleep becomes a task");
+    };
+    task.cancel().await.expect("tasks/cancel");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let now = task.get().await.expect("tasks/get");
+        if now.task.status.as_str() == "cancelled" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never cancelled: {now:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(processes_with("8765433").is_empty(), "left running");
 }

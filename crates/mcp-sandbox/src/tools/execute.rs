@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_server::schema::CallToolResult;
-use mcp_server::{Error, RequestContext, ToolDef, schema_of};
+use mcp_server::{Error, RequestContext, TaskStart, TaskSupport, ToolDef, schema_of};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
@@ -161,6 +161,8 @@ pub(super) fn execute_code(sessions: Arc<Sessions>) -> ToolDef {
     .output_schema(schema_of::<ExecutionOutput>())
     .expect("a valid output schema")
     .annotations(annotations(false, true))
+    .task_support(TaskSupport::Optional)
+    .task_start(TaskStart::After(TASK_AFTER))
 }
 
 pub(super) fn execute_command(sessions: Arc<Sessions>) -> ToolDef {
@@ -203,6 +205,8 @@ pub(super) fn execute_command(sessions: Arc<Sessions>) -> ToolDef {
     .output_schema(schema_of::<ExecutionOutput>())
     .expect("a valid output schema")
     .annotations(annotations(false, true))
+    .task_support(TaskSupport::Optional)
+    .task_start(TaskStart::After(TASK_AFTER))
 }
 
 async fn run(
@@ -219,7 +223,8 @@ async fn run(
         .await
         .map_err(Error::msg)?;
     let (progress, mut updates) = mpsc::channel::<(crate::driver::Stream, String)>(16);
-    let progress = cx.wants_progress().then_some(progress);
+    // Output always streams: a call may become a task while it runs, and a task shows it.
+    let progress = Some(progress);
     let is_code = matches!(job, Job::Code(_));
     let execute = async {
         let result = session
@@ -230,9 +235,16 @@ async fn run(
     };
     let forward = async {
         let mut sent = 0u64;
+        let mut tail = OutputTail::default();
         while let Some((_, text)) = updates.recv().await {
             sent += text.len() as u64;
-            cx.progress(sent as f64, None, Some(&text)).await;
+            tail.push(&text);
+            // Progress carries each piece of output; a task's status, the latest output.
+            let message = match cx.task_id() {
+                Some(_) => tail.as_str(),
+                None => &text,
+            };
+            cx.progress(sent as f64, None, Some(message)).await;
         }
     };
     let (execution, ()) = tokio::join!(execute, forward);
@@ -254,3 +266,31 @@ async fn run(
     });
     Ok(output.into_result(timeout))
 }
+
+/// The latest output of a call, at most [`OutputTail::LIMIT`] bytes: what a task shows as its
+/// status while it runs (`tasks/get`).
+#[derive(Default)]
+struct OutputTail(String);
+
+impl OutputTail {
+    const LIMIT: usize = 4096;
+
+    fn push(&mut self, text: &str) {
+        self.0.push_str(text);
+        if self.0.len() > Self::LIMIT {
+            let mut cut = self.0.len() - Self::LIMIT;
+            while !self.0.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.0.drain(..cut);
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// When a call that takes long becomes a task, for a client that follows tasks: quick calls
+/// are answered inline.
+pub(super) const TASK_AFTER: Duration = Duration::from_secs(2);
