@@ -182,14 +182,25 @@ async fn scenario(manager: Manager, mut observed: Observed) {
         asked.contains(&"elicitation/create".to_owned()),
         "{asked:?}"
     );
-    // A tool that must run as a task is refused when called plainly, with a clear error.
-    let refused = manager
-        .call_tool(s, "simulate-research-query", args(json!({ "topic": "x" })))
-        .await;
-    match refused {
-        Err(e) => assert!(e.rpc_error().is_some(), "{e}"),
-        Ok(result) => assert_eq!(result.is_error, Some(true)),
-    }
+    // A tool that runs only as a task (the 2025-11-25 experimental tasks): called as one,
+    // polled, its question (asked while tasks/result waits) answered by the handler.
+    while observed.requests.try_recv().is_ok() {}
+    let report = manager
+        .call_tool(
+            s,
+            "simulate-research-query",
+            args(json!({ "topic": "rust", "ambiguous": true })),
+        )
+        .await
+        .expect("the task's result");
+    let report = text(&report);
+    assert!(report.contains("# Research Report: rust"), "{report}");
+    assert!(report.contains("Stage 4: Generating report"), "{report}");
+    assert_eq!(
+        observed.requests.try_recv().ok().as_deref(),
+        Some("elicitation/create"),
+        "the clarification was asked"
+    );
 
     // Resources and templates.
     let resources = manager.list_resources(s).await.expect("resources/list");

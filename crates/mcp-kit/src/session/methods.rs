@@ -19,7 +19,7 @@ use crate::Error;
 
 /// The most pages the `list_all_*` methods follow before giving up on a server whose
 /// cursors never end.
-const MAX_PAGES: usize = 1000;
+pub(super) const MAX_PAGES: usize = 1000;
 
 fn cursor_params(cursor: Option<&str>) -> Option<Value> {
     cursor.map(|c| json!({ "cursor": c }))

@@ -19,6 +19,7 @@ use crate::handlers::Handlers;
 mod dispatch;
 mod era;
 mod input_required;
+mod legacy_tasks;
 mod methods;
 mod request;
 mod subscription;
@@ -157,6 +158,8 @@ pub struct Session {
     /// The log level every request carries (2026-07-28; see
     /// [`set_logging_level`](Self::set_logging_level)).
     log_level: Mutex<Option<mcp_schema::LoggingLevel>>,
+    /// The tools a 2025-11-25 server runs only as tasks, once listed.
+    task_only: Mutex<Option<std::collections::HashSet<String>>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -245,6 +248,7 @@ impl Session {
             timeout: settings.timeout,
             tool_headers: Mutex::new(HashMap::new()),
             log_level: Mutex::new(None),
+            task_only: Mutex::new(None),
         };
         // One deadline for the whole handshake, however many probes it takes.
         let handshake = era::negotiate(

@@ -47,6 +47,10 @@ impl Session {
         progress_token: Option<&str>,
     ) -> Result<Value, Error> {
         match self.negotiated.era() {
+            Era::Stateful if self.needs_legacy_task(method, params.as_ref()).await => {
+                self.call_as_legacy_task(method, params, progress_token)
+                    .await
+            }
             Era::Stateful => self.exchange(method, params, progress_token).await,
             Era::Stateless => self.call_with_input(method, params, progress_token).await,
         }
