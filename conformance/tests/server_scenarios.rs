@@ -271,6 +271,38 @@ async fn requirements_2026_07_28() {
     requirement_set("2026-07-28").await;
 }
 
+/// Three `conformance-server` replicas sharing one `redis-server`, behind an `haproxy` that
+/// balances every request round-robin, without stickiness; their files in a directory of the
+/// caller's.
+struct Balanced {
+    _redis: Redis,
+    _replicas: Vec<ServerProcess>,
+    balancer: Haproxy,
+}
+
+impl Balanced {
+    async fn start(dir: &Path) -> Self {
+        let redis = Redis::start(dir).await;
+        let (mut replicas, mut ports) = (Vec::new(), Vec::new());
+        for name in ["replica-1", "replica-2", "replica-3"] {
+            let port = free_port();
+            replicas.push(start_replica(name, port, &redis.url).await);
+            ports.push(port);
+        }
+        let balancer = Haproxy::start(&ports, dir).await;
+        Self {
+            _redis: redis,
+            _replicas: replicas,
+            balancer,
+        }
+    }
+
+    /// The MCP endpoint, through the balancer.
+    fn url(&self) -> String {
+        format!("{}/mcp", self.balancer.origin())
+    }
+}
+
 /// The 2025-11-25 requirement set against three replicas behind a round-robin balancer: every
 /// request of a scenario (its `initialize`, the requests and notifications of its session, its
 /// GET stream, its answers to the server's requests) may land on another replica.
@@ -278,15 +310,8 @@ async fn requirements_2026_07_28() {
 async fn requirements_2025_11_25_behind_a_balancer() {
     let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let redis = Redis::start(dir.path()).await;
-    let (mut replicas, mut ports) = (Vec::new(), Vec::new());
-    for name in ["replica-1", "replica-2", "replica-3"] {
-        let port = free_port();
-        replicas.push(start_replica(name, port, &redis.url).await);
-        ports.push(port);
-    }
-    let balancer = Haproxy::start(&ports, dir.path()).await;
-    let url = format!("{}/mcp", balancer.origin());
+    let cluster = Balanced::start(dir.path()).await;
+    let url = cluster.url();
     requirement_set_at("2025-11-25", &url, "2025-11-25, 3 replicas behind haproxy").await;
 }
 
@@ -374,14 +399,7 @@ async fn tasks_extension() {
 async fn tasks_extension_behind_a_balancer() {
     let _serial = SERIAL.lock().await;
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let redis = Redis::start(dir.path()).await;
-    let (mut replicas, mut ports) = (Vec::new(), Vec::new());
-    for name in ["replica-1", "replica-2", "replica-3"] {
-        let port = free_port();
-        replicas.push(start_replica(name, port, &redis.url).await);
-        ports.push(port);
-    }
-    let balancer = Haproxy::start(&ports, dir.path()).await;
-    let url = format!("{}/mcp", balancer.origin());
+    let cluster = Balanced::start(dir.path()).await;
+    let url = cluster.url();
     extension_scenarios_at(&url, &TASK_SCENARIOS, "tasks, 3 replicas behind haproxy").await;
 }

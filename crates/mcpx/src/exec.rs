@@ -381,18 +381,28 @@ async fn drive<T>(
                 return Ok(outcome);
             }
             Some(update) = next_progress(&mut progress) => forward(update).await,
-            Some(ask) = asks.recv() => {
-                match downstream.ask(ask.method, ask.params).await {
-                    Ok(answer) => { let _ = ask.reply.send(answer); }
-                    // Dropping the call cancels it upstream.
-                    Err(end) => return Err(Attempt::Failed(ExecError::Downstream(end))),
-                }
-            }
-            () = &mut *cancelled => {
-                return Err(Attempt::Failed(ExecError::Downstream(mcp_server::Error::cancelled())));
-            }
+            Some(ask) = asks.recv() => put_to_client(ask, downstream).await?,
+            () = &mut *cancelled => return Err(client_ended(mcp_server::Error::cancelled())),
         }
     }
+}
+
+/// Puts an upstream's request to the client and hands the answer back; `Err` when the client
+/// ended the call instead (dropping the call then cancels it upstream).
+async fn put_to_client(
+    ask: crate::registry::Ask,
+    downstream: &dyn Downstream,
+) -> Result<(), Attempt> {
+    let answer = downstream
+        .ask(ask.method, ask.params)
+        .await
+        .map_err(client_ended)?;
+    let _ = ask.reply.send(answer);
+    Ok(())
+}
+
+fn client_ended(end: mcp_server::Error) -> Attempt {
+    Attempt::Failed(ExecError::Downstream(end))
 }
 
 /// Follows an upstream task to its end: the client's call becomes a task too when it can
@@ -424,15 +434,8 @@ async fn follow(
                     downstream.progress(f64::from(changes), None, Some(line)).await;
                 }
             }
-            Some(ask) = asks.recv() => {
-                match downstream.ask(ask.method, ask.params).await {
-                    Ok(answer) => { let _ = ask.reply.send(answer); }
-                    Err(end) => return Err(Attempt::Failed(ExecError::Downstream(end))),
-                }
-            }
-            () = &mut *cancelled => {
-                return Err(Attempt::Failed(ExecError::Downstream(mcp_server::Error::cancelled())));
-            }
+            Some(ask) = asks.recv() => put_to_client(ask, downstream).await?,
+            () = &mut *cancelled => return Err(client_ended(mcp_server::Error::cancelled())),
         }
     };
     guard.disarm();

@@ -48,7 +48,10 @@ async fn an_upstream_task_is_a_task_downstream() {
     };
     let failed = task.wait().await.expect_err("the task failed");
     let error = failed.rpc_error().expect("a JSON-RPC error");
-    assert_eq!((error.code, error.message.as_str()), (-32042, "the job broke"));
+    assert_eq!(
+        (error.code, error.message.as_str()),
+        (-32042, "the job broke")
+    );
     let detailed = task.get().await.expect("tasks/get");
     assert_eq!(detailed.task.status.as_str(), "failed");
 
