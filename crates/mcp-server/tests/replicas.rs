@@ -13,7 +13,7 @@ use http_support::*;
 use mcp_server::schema::LoggingLevel;
 use mcp_server::{
     HttpOptions, HttpServer, NoArguments, RedisOptions, RedisSessionStore, ResourceDef, Server,
-    ServerOptions, ToolDef,
+    ServerOptions, TaskSupport, ToolDef,
 };
 use mcp_test_support::scale_out::Redis;
 use serde::Deserialize;
@@ -78,6 +78,24 @@ fn server() -> Server {
                 cx.server().notify_resource_updated("res://x");
                 Ok("touched")
             },
+        )
+        .tool_def(
+            ToolDef::new(
+                "count_task",
+                "Counts, as a task",
+                |a: Steps, cx| async move {
+                    for i in 1..=a.steps {
+                        cx.progress(f64::from(i), Some(f64::from(a.steps)), None)
+                            .await;
+                        tokio::select! {
+                            _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+                            _ = cx.cancelled() => return Err(mcp_server::Error::cancelled()),
+                        }
+                    }
+                    Ok(format!("counted to {}", a.steps))
+                },
+            )
+            .task_support(TaskSupport::Optional),
         )
         .resource(ResourceDef::text("res://x", "x", "text/plain", "x"))
         .build()
@@ -577,4 +595,51 @@ async fn a_stream_whose_replica_is_gone_ends_with_an_error_for_its_request() {
     assert_eq!(error["id"], 5, "{error}");
     assert_eq!(error["error"]["code"], -32603, "{error}");
     assert!(sse.next().await.is_none(), "the stream ends after it");
+}
+
+/// A replica that stops records how its tasks ended, and the other replicas report it: a task
+/// never stays `working` because its replica shut down.
+#[tokio::test]
+async fn a_replica_that_stops_ends_its_tasks_failed_for_the_others() {
+    let mut replicas = Replicas::start(2).await;
+    let c = client();
+    let caps = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
+    let mut params = json!({ "name": "count_task", "arguments": { "steps": 100_000 } });
+    params["_meta"] = meta_with(caps.clone());
+    let (_, handle, _) = outcome(
+        stateless(&c, &replicas.url(0), 1, "tools/call", params)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(handle["result"]["resultType"], "task", "{handle}");
+    let id = handle["result"]["taskId"].as_str().unwrap().to_owned();
+    let get = |url: String| {
+        let c = c.clone();
+        let mut params = json!({ "taskId": id });
+        params["_meta"] = meta_with(caps.clone());
+        async move {
+            let response = stateless(&c, &url, 2, "tasks/get", params)
+                .send()
+                .await
+                .unwrap();
+            outcome(response).await.1
+        }
+    };
+    assert_eq!(get(replicas.url(1)).await["result"]["status"], "working");
+
+    replicas.servers[0].shutdown();
+    let stopped = replicas.http.remove(0);
+    tokio::time::timeout(Duration::from_secs(20), stopped.wait())
+        .await
+        .expect("the replica stops within its grace")
+        .expect("a clean stop");
+    // The survivor is now replicas.url(0).
+    let got = get(replicas.url(0)).await;
+    assert_eq!(got["result"]["status"], "failed", "{got}");
+    assert_eq!(
+        got["result"]["statusMessage"],
+        "the server stopped before the task finished"
+    );
 }

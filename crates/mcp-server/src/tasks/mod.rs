@@ -120,6 +120,13 @@ impl Tasks {
         let _ = self.changes.send(id.to_owned());
     }
 
+    /// Waits until every run ended (after the server's shutdown, which cancels them, they end
+    /// within their grace). New runs may not start once this was called.
+    pub(crate) async fn drained(&self) {
+        self.tracker.close();
+        self.tracker.wait().await;
+    }
+
     /// Ids of tasks changed from now on.
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<String> {
         self.changes.subscribe()

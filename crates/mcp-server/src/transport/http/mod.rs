@@ -202,10 +202,13 @@ impl Server {
             });
             // Then the WebSocket connections, which leave the HTTP connections when they
             // upgrade, finish too.
+            // And the tasks, cancelled by the shutdown, record how they ended.
+            let tasks = graceful.inner.shared.tasks.clone();
             let serving = async move {
                 serving.await;
                 let mut open = upgraded.subscribe();
                 let _ = open.wait_for(|n| *n == 0).await;
+                tasks.drained().await;
                 Ok(())
             };
             let served = crate::signals::within_grace(&graceful, grace, serving).await;
