@@ -16,6 +16,7 @@
 //! assert!(server.extension(ext::SKILLS).is_none());
 //! ```
 
+pub mod skills;
 pub mod tasks;
 
 use crate::capabilities::{ClientCapabilities, ServerCapabilities};

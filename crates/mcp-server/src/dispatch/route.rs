@@ -63,6 +63,9 @@ async fn route(call: &Call<'_>) -> Served {
         R::GetTaskPayload(_) | R::ListTasks(_) => {
             Err(method_not_found(call.request.method(), version))
         }
+        R::ListSkills(_) | R::GetSkill(_) | R::ReadDirectory(_) => {
+            Err(method_not_found(call.request.method(), version))
+        }
         R::Unknown { .. } => Err(method_not_found(call.request.method(), version)),
     }
 }
