@@ -292,3 +292,57 @@ async fn whole_suite_2025_11_25() {
 async fn whole_suite_2026_07_28() {
     whole_suite("2026-07-28").await;
 }
+
+/// The skills extension's server scenarios (SEP-2640) against the fixture skills. They are off
+/// the version timeline: `--scenario NAME` without `--spec-version` runs them (at the draft
+/// version, the stateless wire); with a version they would be skipped. A scenario skips its
+/// checks when the server does not declare the extension, so a SKIPPED check fails here, and so
+/// does a WARNING (a SHOULD of the SEP not met).
+#[tokio::test]
+async fn skills_scenarios() {
+    let _serial = SERIAL.lock().await;
+    let server = start_server().await;
+    let mut problems = Vec::new();
+    for scenario in [
+        "sep-2640-skills-enumeration",
+        "sep-2640-skills-manifest",
+        "sep-2640-skills-directory",
+    ] {
+        let out = tempfile::tempdir().expect("a temporary directory");
+        let dir = out.path().to_str().expect("a UTF-8 path");
+        let output = conformance(&[
+            "server",
+            "--url",
+            &server.url,
+            "--scenario",
+            scenario,
+            "-o",
+            dir,
+        ])
+        .await;
+        let summary = format!("{}{}", text(&output.stdout), text(&output.stderr));
+        let results = read_checks(out.path());
+        let checks: usize = results.iter().map(|(_, c)| c.len()).sum();
+        if !output.status.success() || checks == 0 {
+            problems.push(format!(
+                "{scenario}: the suite exited with {} after {checks} checks:\n{summary}",
+                output.status
+            ));
+        }
+        for (_, checks) in &results {
+            for status in ["FAILURE", "SKIPPED", "WARNING"] {
+                problems.extend(
+                    with_status(checks, status)
+                        .into_iter()
+                        .map(|p| format!("{scenario}: {p}")),
+                );
+            }
+        }
+        eprintln!("{scenario}: {checks} checks");
+    }
+    assert!(
+        problems.is_empty(),
+        "skills scenarios:\n  {}",
+        problems.join("\n  ")
+    );
+}
