@@ -84,7 +84,9 @@ pub use manager::{DEFAULT_TIMEOUT, Manager};
 pub use mcp_schema::{McpNotification, McpRequest};
 pub use private_file::write_private_file;
 pub use security::{PolicyError, TrustMode, UntrustedStreamableHttpPolicy};
-pub use session::{Negotiated, ProgressUpdate, Session, Subscription};
+pub use session::{
+    LoadedSkill, Negotiated, ProgressUpdate, Session, SkillFileContent, Subscription,
+};
 
 /// Typed MCP messages (all of [`mcp_schema`]): method markers such as
 /// [`mcp::ListToolsRequest`] for [`Manager::request_typed`], and every params and result type.

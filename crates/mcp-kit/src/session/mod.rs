@@ -21,9 +21,11 @@ mod era;
 mod input_required;
 mod methods;
 mod request;
+mod skills;
 mod subscription;
 
 pub use request::ProgressUpdate;
+pub use skills::{LoadedSkill, SkillFileContent};
 pub use subscription::Subscription;
 
 /// What a handshake that ran out of time is called in its [`Error::Timeout`].
