@@ -200,6 +200,17 @@ fn loading_a_tree_skips_links_and_dotfiles_and_keeps_nested_skills_in_their_pare
     assert_eq!(forms.uri, "skill://pdf-processing/forms/SKILL.md");
     assert_eq!(forms.name(), Some("forms"));
     assert_eq!(uris(&forms).len(), 2);
+    // A folder that is a skill itself is served under its own name, its nested skills below it.
+    let skills = SkillDef::load_tree(root.join("pdf-processing")).unwrap();
+    let uris: Vec<&str> = skills.iter().map(SkillDef::uri).collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://pdf-processing/SKILL.md",
+            "skill://pdf-processing/forms/SKILL.md"
+        ]
+    );
+    let skills = SkillDef::load_tree(root).unwrap();
     // The frontmatter is the file's, parsed by the one parser both sides use.
     let text = std::fs::read_to_string(root.join("acme/billing/refunds/SKILL.md")).unwrap();
     assert_eq!(

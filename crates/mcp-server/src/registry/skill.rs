@@ -118,6 +118,7 @@ impl SkillDef {
     pub fn load_tree(root: impl AsRef<Path>) -> Result<Vec<Self>, SkillError> {
         let root = root.as_ref();
         let mut found = Vec::new();
+        let mut prefix = String::new();
         if root.join(SKILL_MD).is_file() {
             let canonical = std::fs::canonicalize(root).map_err(|e| SkillError::io(root, e))?;
             let name = canonical
@@ -125,9 +126,11 @@ impl SkillDef {
                 .and_then(|n| n.to_str())
                 .unwrap_or_default()
                 .to_owned();
+            // Skills nested in it are named below it.
+            prefix = format!("{name}/");
             found.push(Self::from_dir(name, root)?);
         }
-        find_skills(root, "", &mut found)?;
+        find_skills(root, &prefix, &mut found)?;
         found.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(found)
     }
