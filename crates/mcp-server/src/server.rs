@@ -161,7 +161,7 @@ impl ServerBuilder {
 
     /// Adds a skill (and serves the skills extension).
     pub fn skill(self, def: SkillDef) -> Self {
-        self.registry.add_skill(def);
+        self.registry.add_skills(vec![def]);
         self
     }
 
@@ -170,9 +170,7 @@ impl ServerBuilder {
     pub fn skills_dir(self, dir: impl AsRef<std::path::Path>) -> Result<Self, SkillError> {
         let skills = SkillDef::load_tree(dir)?;
         let builder = self.skills();
-        for def in skills {
-            builder.registry.add_skill(def);
-        }
+        builder.registry.add_skills(skills);
         Ok(builder)
     }
 
@@ -392,7 +390,7 @@ impl Server {
     /// Adds (or replaces) a skill, serves the skills extension, and tells connected clients
     /// (the resource list changed).
     pub fn add_skill(&self, def: SkillDef) {
-        self.inner.registry.add_skill(def);
+        self.inner.registry.add_skills(vec![def]);
         self.announce(Change::Resources);
     }
 
@@ -401,10 +399,7 @@ impl Server {
     pub fn add_skills_dir(&self, dir: impl AsRef<std::path::Path>) -> Result<usize, SkillError> {
         let skills = SkillDef::load_tree(dir)?;
         let count = skills.len();
-        self.inner.registry.skills.enable();
-        for def in skills {
-            self.inner.registry.add_skill(def);
-        }
+        self.inner.registry.add_skills(skills);
         self.announce(Change::Resources);
         Ok(count)
     }

@@ -129,16 +129,19 @@ impl Skills {
 }
 
 impl Registry {
-    /// Adds (or replaces) a skill: its files become resources, its `SKILL.md` is listed.
-    pub(crate) fn add_skill(&self, def: SkillDef) {
-        let listed = skill_md_resource(&def);
-        let def = Arc::new(def);
+    /// Adds (or replaces) skills: their files become resources, their `SKILL.md`s are
+    /// listed. The index is rebuilt once for all of them.
+    pub(crate) fn add_skills(&self, defs: Vec<SkillDef>) {
+        let defs: Vec<Arc<SkillDef>> = defs.into_iter().map(Arc::new).collect();
         self.skills.enable();
         self.skills.update(|skills| {
-            skills.retain(|s| s.uri != def.uri);
-            skills.push(def);
+            skills.retain(|s| defs.iter().all(|d| d.uri != s.uri));
+            skills.extend(defs.iter().cloned());
         });
-        self.resources.insert(listed.resource.uri.clone(), listed);
+        for def in &defs {
+            let listed = skill_md_resource(def);
+            self.resources.insert(listed.resource.uri.clone(), listed);
+        }
     }
 
     /// Removes the skill whose `SKILL.md` is `uri`; true when there was one.
