@@ -10,7 +10,9 @@
 //! The frontmatter parser reads YAML 1.2 with its core schema (strings, integers, floats,
 //! booleans, null, sequences, mappings), the schema the reference tooling's parser uses, so
 //! that "identical frontmatter" means the same thing here and there. Mapping keys must be
-//! strings; aliases, infinities and NaN are refused (JSON has no form for them).
+//! strings; aliases, infinities and NaN are refused (JSON has no form for them), and so is
+//! nesting deeper than `MAX_FRONTMATTER_DEPTH` (checked on the event stream, before a tree
+//! that deep is built).
 
 use serde_json::Value;
 
@@ -271,14 +273,50 @@ pub fn parse_frontmatter(text: &str) -> Result<Frontmatter, String> {
     Err("the frontmatter has no closing `---` line".to_owned())
 }
 
+/// The deepest nesting of lists and maps a frontmatter may have. Building and dropping a YAML
+/// tree recurses once per level, so a hostile `SKILL.md` of a few kilobytes (`- - - - …`)
+/// would otherwise overflow the stack of whoever parses it; real frontmatter nests two or
+/// three levels.
+#[cfg(feature = "frontmatter")]
+pub const MAX_FRONTMATTER_DEPTH: usize = 32;
+
 #[cfg(feature = "frontmatter")]
 mod yaml {
     use serde_json::{Map, Value};
-    use yaml_rust2::{Yaml, YamlLoader};
+    use yaml_rust2::parser::Parser;
+    use yaml_rust2::{Event, Yaml, YamlLoader};
 
+    use super::MAX_FRONTMATTER_DEPTH;
     use crate::common::JsonObject;
 
+    /// Reads the YAML's events (no tree is built) until it ends or nests deeper than the
+    /// limit.
+    fn check_depth(source: &str) -> Result<(), String> {
+        let mut parser = Parser::new_from_str(source);
+        let mut depth = 0usize;
+        loop {
+            let (event, _) = parser
+                .next_token()
+                .map_err(|e| format!("the frontmatter is not valid YAML: {e}"))?;
+            match event {
+                Event::SequenceStart(..) | Event::MappingStart(..) => {
+                    depth += 1;
+                    if depth > MAX_FRONTMATTER_DEPTH {
+                        return Err(format!(
+                            "the frontmatter nests lists and maps more than \
+                             {MAX_FRONTMATTER_DEPTH} levels deep"
+                        ));
+                    }
+                }
+                Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+                Event::StreamEnd => return Ok(()),
+                _ => {}
+            }
+        }
+    }
+
     pub(super) fn to_json_object(source: &str) -> Result<JsonObject, String> {
+        check_depth(source)?;
         let docs = YamlLoader::load_from_str(source)
             .map_err(|e| format!("the frontmatter is not valid YAML: {e}"))?;
         match docs.as_slice() {
@@ -449,5 +487,64 @@ mod tests {
                 .unwrap_err()
                 .contains("YAML")
         );
+    }
+}
+
+#[cfg(all(test, feature = "frontmatter"))]
+mod depth_tests {
+    use super::parse_frontmatter;
+
+    /// Hostile nesting is refused before a tree is built (it would overflow the stack).
+    #[test]
+    fn deep_nesting_is_refused_not_a_stack_overflow() {
+        let fine = format!("---\nx: {}1{}\n---\n", "[".repeat(30), "]".repeat(30));
+        parse_frontmatter(&fine).unwrap();
+        let sequences = format!("---\nx:\n{}a\n---\n", "- ".repeat(100_000));
+        let mut mappings = String::from("---\n");
+        for level in 0..2_000 {
+            mappings.push_str(&" ".repeat(level));
+            mappings.push_str("k:\n");
+        }
+        mappings.push_str("---\n");
+        let flows = format!("---\nx: {}\n---\n", "[".repeat(200));
+        for text in [sequences, mappings, flows] {
+            let e = parse_frontmatter(&text).unwrap_err();
+            assert!(e.contains("levels deep"), "{e}");
+        }
+    }
+}
+
+#[cfg(all(test, feature = "frontmatter"))]
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::parse_frontmatter;
+
+    proptest! {
+        /// Whatever a server sends, parsing answers (an error at worst).
+        #[test]
+        fn never_panics(body in "\\PC{0,200}", raw in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let _ = parse_frontmatter(&format!("---\n{body}\n---\n"));
+            let _ = parse_frontmatter(&String::from_utf8_lossy(&raw));
+        }
+
+        /// A map of strings written as double-quoted YAML comes back exactly.
+        #[test]
+        fn strings_come_back_exactly(
+            fields in proptest::collection::btree_map("[a-z][a-z0-9_-]{0,8}", "\\PC{0,40}", 0..6)
+        ) {
+            let mut text = String::from("---\n");
+            for (key, value) in &fields {
+                text.push_str(&format!("{key}: {}\n", Value::String(value.clone())));
+            }
+            text.push_str("---\n");
+            let parsed = parse_frontmatter(&text).unwrap().fields;
+            let expected: serde_json::Map<String, Value> = fields
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect();
+            prop_assert_eq!(parsed, expected);
+        }
     }
 }
