@@ -411,3 +411,60 @@ async fn no_secret_of_the_oauth_flow_reaches_the_log_at_trace_level() {
         }
     }
 }
+
+/// The skills extension's client scenarios (SEP-2640): a host that lists without reading, and
+/// one that refuses a SKILL.md whose digest, size or frontmatter differs from its entry (and
+/// then reads none of the skill's other files). Each runs at the suite's default wire for an
+/// extension scenario (2025-11-25, `initialize`) and at 2026-07-28 (`server/discover`); every
+/// check must be SUCCESS (a SKIPPED one means the client never listed or never loaded).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skills_scenarios_at_both_wires() {
+    let _serial = SERIAL.lock().await;
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let mut failures = Vec::new();
+    let mut run = 0;
+    for scenario in [
+        "sep-2640-client-no-prefetch",
+        "sep-2640-client-verify-digest",
+        "sep-2640-client-verify-size",
+        "sep-2640-client-verify-frontmatter",
+    ] {
+        for version in [None, Some("2026-07-28")] {
+            let dir = out.path().join(format!("skills-{run}"));
+            run += 1;
+            let dir_arg = dir.to_str().expect("a UTF-8 path");
+            let mut args = vec!["client", "--command", CLIENT, "--scenario", scenario];
+            if let Some(version) = version {
+                args.extend(["--spec-version", version, "--force"]);
+            }
+            args.extend(["-o", dir_arg]);
+            let output = conformance(&args).await;
+            let results = read_checks(&dir);
+            let checks: Vec<&Value> = results.iter().flat_map(|r| &r.checks).collect();
+            let not_success: Vec<String> = checks
+                .iter()
+                .filter(|c| c["status"] != "SUCCESS")
+                .map(|c| format!("{} {}: {}", c["status"], c["id"], c["errorMessage"]))
+                .collect();
+            let label = version.unwrap_or("default version");
+            if !output.status.success() || checks.is_empty() || !not_success.is_empty() {
+                failures.push(format!(
+                    "{scenario} ({label}): exit {}, {} checks\n  {}\n--- suite output ---\n{}{}\n--- client log ---\n{}",
+                    output.status,
+                    checks.len(),
+                    not_success.join("\n  "),
+                    text(&output.stdout),
+                    text(&output.stderr),
+                    client_log(&dir)
+                ));
+            } else {
+                eprintln!("{scenario} ({label}): passed");
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "skills client scenarios failed:\n\n{}",
+        failures.join("\n\n")
+    );
+}

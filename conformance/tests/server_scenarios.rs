@@ -354,9 +354,11 @@ async fn extension_scenarios_at(url: &str, scenarios: &[&str], label: &str) {
         let output =
             conformance(&["server", "--url", url, "--scenario", scenario, "-o", dir]).await;
         let results = read_checks(out.path());
-        if results.is_empty() {
+        if results.is_empty() || !output.status.success() {
             problems.push(format!(
-                "{scenario}: no checks.json was written:\n{}{}",
+                "{scenario}: the suite exited with {} after {} checks:\n{}{}",
+                output.status,
+                results.iter().map(|(_, c)| c.len()).sum::<usize>(),
                 text(&output.stdout),
                 text(&output.stderr)
             ));
@@ -402,4 +404,20 @@ async fn tasks_extension_behind_a_balancer() {
     let cluster = Balanced::start(dir.path()).await;
     let url = cluster.url();
     extension_scenarios_at(&url, &TASK_SCENARIOS, "tasks, 3 replicas behind haproxy").await;
+}
+
+/// The skills extension's server scenarios (SEP-2640) against the fixture skills. A scenario
+/// skips its checks when the server does not declare the extension, so a SKIPPED check fails
+/// here, and so does a WARNING (a SHOULD of the SEP not met).
+const SKILLS_SCENARIOS: [&str; 3] = [
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
+    "sep-2640-skills-directory",
+];
+
+#[tokio::test]
+async fn skills_extension() {
+    let _serial = SERIAL.lock().await;
+    let server = start_server().await;
+    extension_scenarios_at(&server.url, &SKILLS_SCENARIOS, "skills").await;
 }

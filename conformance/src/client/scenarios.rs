@@ -11,7 +11,7 @@ use super::connect::{self, Connected};
 use super::{Invocation, auth};
 
 /// The scenarios this client acts out. It also recognises `auth/*` (OAuth: it authorizes, then
-/// lists and calls the tool) and `sep-2640-*` (the skills extension: refused).
+/// lists and calls the tool).
 pub(crate) const NAMES: &[&str] = &[
     "initialize",
     "tools_call",
@@ -24,6 +24,10 @@ pub(crate) const NAMES: &[&str] = &[
     "http-invalid-tool-headers",
     "json-schema-ref-no-deref",
     "json-schema-2020-12-preservation",
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
 ];
 
 /// Runs the scenario named by the invocation.
@@ -39,13 +43,10 @@ pub(crate) async fn run(invocation: &Invocation) -> anyhow::Result<()> {
         "json-schema-ref-no-deref" => list_tools_only(invocation).await,
         "json-schema-2020-12-preservation" => schema_preservation(invocation).await,
         auth if auth.starts_with("auth/") => oauth(invocation).await,
-        skills if skills.starts_with("sep-2640-") => bail!(
-            "`{skills}` tests the skills extension (io.modelcontextprotocol/skills, SEP-2640), \
-             which mcp-kit does not implement"
-        ),
+        "sep-2640-client-no-prefetch" => skills_listing(invocation).await,
+        verify if verify.starts_with("sep-2640-client-verify-") => skills_load(invocation).await,
         other => bail!(
-            "unknown scenario `{other}` (this client knows: {}, and recognises auth/* and \
-             sep-2640-*)",
+            "unknown scenario `{other}` (this client knows: {}, and recognises auth/*)",
             NAMES.join(", ")
         ),
     }
@@ -131,6 +132,44 @@ fn sample_arguments(tool: &Tool) -> Map<String, Value> {
 }
 
 // ----- scenarios ----------------------------------------------------------------------------
+
+/// `sep-2640-client-no-prefetch`: a host builds its skill registry from the listing alone; no
+/// skill file is read before a skill is loaded.
+async fn skills_listing(invocation: &Invocation) -> anyhow::Result<()> {
+    let Connected { session, .. } = connect::connect(invocation).await?;
+    let skills = session.list_all_skills().await.context("skills/list")?;
+    tracing::info!(
+        skills = ?skills.iter().map(|s| (s.name(), s.uri.as_str())).collect::<Vec<_>>(),
+        "listed skills (nothing read)"
+    );
+    session.close().await;
+    Ok(())
+}
+
+/// `sep-2640-client-verify-{digest,size,frontmatter}`: the host loads the first listed skill;
+/// its SKILL.md is checked against the entry (size, digest, frontmatter) and, only when it
+/// passes, the supporting files are read, each checked the same way. A mismatch ends the
+/// scenario with the verification error (the suite allows the client to fail here), no
+/// further file read.
+async fn skills_load(invocation: &Invocation) -> anyhow::Result<()> {
+    let Connected { session, .. } = connect::connect(invocation).await?;
+    let outcome = async {
+        let skills = session.list_all_skills().await.context("skills/list")?;
+        let skill = skills.first().context("the server lists no skill")?;
+        let loaded = session.load_skill(skill).await?;
+        tracing::info!(uri = %loaded.uri, "skill loaded and verified");
+        for file in skill.resources.files().unwrap_or_default() {
+            if file.uri != skill.uri {
+                let content = session.read_skill_file(skill, &file.uri).await?;
+                tracing::info!(uri = %content.uri, bytes = content.bytes.len(), "file verified");
+            }
+        }
+        anyhow::Ok(())
+    }
+    .await;
+    session.close().await;
+    outcome
+}
 
 /// `initialize`, `tools_call`: the handshake, the tool list, and `add_numbers(2, 3)` when the
 /// server offers it.

@@ -5,6 +5,7 @@
 //! with [`RequestContext::request_inputs`], which in the stateful era would send requests to
 //! the client and in 2026-07-28 ends the call with an `InputRequiredResult`.
 
+pub mod skills;
 mod stateless;
 mod tasks;
 
@@ -477,7 +478,7 @@ fn prompts(b: mcp_server::ServerBuilder) -> mcp_server::ServerBuilder {
 pub fn server() -> Server {
     let b = Server::builder("mcp-toolkit-conformance-server", env!("CARGO_PKG_VERSION"))
         .instructions("The fixtures of the MCP conformance suite's server scenarios.");
-    let b = tasks::task_tools(stateless::stateless_tools(tools(b)));
+    let b = tasks::task_tools(stateless::stateless_tools(tools(skills::skills(b))));
     prompts(resources(b)).build()
 }
 

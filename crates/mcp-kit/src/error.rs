@@ -119,6 +119,35 @@ pub enum Error {
         source: std::sync::Arc<dyn std::error::Error + Send + Sync>,
     },
 
+    /// A skill's content is not what its entry promises (SEP-2640 verification: an unlisted
+    /// file, a size or digest mismatch, a different frontmatter, an invalid entry). The
+    /// content was not used; when the skill changed, get its entry again.
+    #[error(
+        "mcp server `{server}`: skill {uri} failed verification, its content was not used: {reason}"
+    )]
+    SkillVerification {
+        /// The server's name.
+        server: String,
+        /// The skill's `SKILL.md` URI.
+        uri: String,
+        /// What did not match.
+        reason: String,
+    },
+
+    /// The server does not declare the extension a method belongs to, so the method was not
+    /// sent.
+    #[error(
+        "mcp server `{server}` does not declare the {extension} extension, so it has no {method}"
+    )]
+    ExtensionNotServed {
+        /// The server's name.
+        server: String,
+        /// The extension (and setting) needed.
+        extension: String,
+        /// The method that was not sent.
+        method: String,
+    },
+
     /// Parameters or results could not be (de)serialized.
     #[error("{context}: {source}")]
     Json {

@@ -85,8 +85,8 @@ pub use mcp_schema::{McpNotification, McpRequest};
 pub use private_file::write_private_file;
 pub use security::{PolicyError, TrustMode, UntrustedStreamableHttpPolicy};
 pub use session::{
-    CancelGuard, Negotiated, ProgressUpdate, Session, Subscription, TaskHandle, ToolCall,
-    task_status_line,
+    CancelGuard, LoadedSkill, Negotiated, ProgressUpdate, Session, SkillFileContent, Subscription,
+    TaskHandle, ToolCall, task_status_line,
 };
 
 /// Typed MCP messages (all of [`mcp_schema`]): method markers such as

@@ -168,12 +168,12 @@ pub use meta::{HasMeta, Meta, ProgressToken, RequestId};
 pub use methods::{
     CallToolRequest, CancelTaskRequest, CancelledNotification, CompleteRequest,
     CreateMessageRequest, DiscoverRequest, ElicitRequest, ElicitationCompleteNotification,
-    GetPromptRequest, GetTaskPayloadRequest, GetTaskRequest, InitializeRequest,
+    GetPromptRequest, GetSkillRequest, GetTaskPayloadRequest, GetTaskRequest, InitializeRequest,
     InitializedNotification, ListPromptsRequest, ListResourceTemplatesRequest,
-    ListResourcesRequest, ListRootsRequest, ListTasksRequest, ListToolsRequest,
+    ListResourcesRequest, ListRootsRequest, ListSkillsRequest, ListTasksRequest, ListToolsRequest,
     LoggingMessageNotification, PingRequest, ProgressNotification, PromptListChangedNotification,
-    ReadResourceRequest, ResourceListChangedNotification, ResourceUpdatedNotification,
-    RootsListChangedNotification, SetLevelRequest, SubscribeRequest,
+    ReadDirectoryRequest, ReadResourceRequest, ResourceListChangedNotification,
+    ResourceUpdatedNotification, RootsListChangedNotification, SetLevelRequest, SubscribeRequest,
     SubscriptionsAcknowledgedNotification, SubscriptionsListenRequest, TaskNotification,
     TaskStatusNotification, ToolListChangedNotification, UnsubscribeRequest, UpdateTaskRequest,
 };

@@ -26,6 +26,10 @@ use crate::discover::DiscoverResult;
 use crate::elicitation::{
     ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams,
 };
+use crate::ext::skills::{
+    GetSkillRequestParams, GetSkillResult, ListSkillsResult, ReadDirectoryRequestParams,
+    ReadDirectoryResult,
+};
 use crate::ext::tasks::{
     TaskCancelResult, TaskGetResult, TaskNotificationParams, UpdateTaskRequestParams,
 };
@@ -315,6 +319,12 @@ method_enum! {
         CancelTask(CancelTaskRequest, req GetTaskRequestParams),
         /// `tasks/update`.
         UpdateTask(UpdateTaskRequest, req UpdateTaskRequestParams),
+        /// `skills/list`.
+        ListSkills(ListSkillsRequest, opt PaginatedRequestParams),
+        /// `skills/get`.
+        GetSkill(GetSkillRequest, req GetSkillRequestParams),
+        /// `resources/directory/read`.
+        ReadDirectory(ReadDirectoryRequest, req ReadDirectoryRequestParams),
     }
 }
 
@@ -550,6 +560,12 @@ result_enum! {
         TaskPayload(GetTaskPayloadResult) = [GetTaskPayloadRequest],
         /// `tasks/list`.
         ListTasks(ListTasksResult) = [ListTasksRequest],
+        /// `skills/list`.
+        ListSkills(ListSkillsResult) = [ListSkillsRequest],
+        /// `skills/get`.
+        GetSkill(GetSkillResult) = [GetSkillRequest],
+        /// `resources/directory/read`.
+        ReadDirectory(ReadDirectoryResult) = [ReadDirectoryRequest],
     }
 }
 

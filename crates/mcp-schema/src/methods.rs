@@ -39,10 +39,14 @@ use crate::discover::DiscoverResult;
 use crate::elicitation::{
     ElicitRequestParams, ElicitResult, ElicitationCompleteNotificationParams,
 };
-use crate::ext::TASKS;
+use crate::ext::skills::{
+    GetSkillRequestParams, GetSkillResult, ListSkillsResult, ReadDirectoryRequestParams,
+    ReadDirectoryResult,
+};
 use crate::ext::tasks::{
     TaskCancelResult, TaskGetResult, TaskNotificationParams, UpdateTaskRequestParams,
 };
+use crate::ext::{SKILLS, TASKS};
 use crate::input_required::{Outcome, RetryParams};
 use crate::lifecycle::{InitializeRequestParams, InitializeResult};
 use crate::logging::{LoggingMessageNotificationParams, SetLevelRequestParams};
@@ -461,6 +465,17 @@ methods! {
         UpdateTaskRequest = "tasks/update", UpdateTaskRequestParams => EmptyResult;
             row(C2S, V5).target(TaskId).named_in_header().extension(TASKS, V5, true),
             target: task_id;
+        /// `skills/list` (client → server, the skills extension, every era). Params optional.
+        ListSkillsRequest = "skills/list", PaginatedRequestParams => ListSkillsResult;
+            row(C2S, V1).cacheable().extension(SKILLS, V1, false);
+        /// `skills/get` (client → server, the skills extension, every era).
+        GetSkillRequest = "skills/get", GetSkillRequestParams => GetSkillResult;
+            row(C2S, V1).target(Uri).cacheable().extension(SKILLS, V1, false), target: uri;
+        /// `resources/directory/read` (client → server, the skills extension, every era; only
+        /// when the server's settings say `directoryRead`).
+        ReadDirectoryRequest = "resources/directory/read",
+            ReadDirectoryRequestParams => ReadDirectoryResult;
+            row(C2S, V1).target(Uri).extension(SKILLS, V1, false), target: uri;
     }
     notifications {
         /// `notifications/cancelled` (both directions).

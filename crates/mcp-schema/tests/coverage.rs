@@ -311,7 +311,7 @@ fn markers() -> BTreeMap<&'static str, (&'static str, &'static str)> {
             UnsubscribeRequest, ListPromptsRequest, GetPromptRequest, SetLevelRequest, CompleteRequest,
             SubscriptionsListenRequest, CreateMessageRequest, ElicitRequest, ListRootsRequest,
             GetTaskRequest, GetTaskPayloadRequest, ListTasksRequest, CancelTaskRequest,
-            UpdateTaskRequest;
+            UpdateTaskRequest, ListSkillsRequest, GetSkillRequest, ReadDirectoryRequest;
         notifications: CancelledNotification, ProgressNotification, InitializedNotification,
             RootsListChangedNotification, LoggingMessageNotification, ResourceUpdatedNotification,
             ResourceListChangedNotification, ToolListChangedNotification, PromptListChangedNotification,

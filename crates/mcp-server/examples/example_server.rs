@@ -9,14 +9,18 @@
 //! ```text
 //! cargo run -p mcp-server --example example_server              # stdio
 //! cargo run -p mcp-server --example example_server -- --http 8080   # http://127.0.0.1:8080/mcp
+//! MCP_SKILLS_DIR=conformance/fixtures/skills cargo run -p mcp-server --example example_server
 //! ```
+//!
+//! With `MCP_SKILLS_DIR` set (or `[skills] dirs` in the `MCP_CONFIG` file), it also serves the
+//! skills of those folders (SEP-2640).
 
 use std::time::Duration;
 
 use mcp_server::schema::LoggingLevel;
 use mcp_server::{
     Choices, Error, Json, NoArguments, PromptDef, ResourceDef, ResourceTemplateDef, Server,
-    TaskStart, TaskSupport, ToolDef,
+    ServerBuilder, ServerConfig, TaskStart, TaskSupport, ToolDef,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -47,7 +51,7 @@ struct CountArgs {
 #[derive(Deserialize, JsonSchema)]
 struct GreetArgs {}
 
-fn server() -> Server {
+fn server() -> ServerBuilder {
     Server::builder("example-server", env!("CARGO_PKG_VERSION"))
         .instructions(
             "A demonstration server: echo, add, count (progress), greet (asks your name), touch \
@@ -139,11 +143,16 @@ fn server() -> Server {
             .argument("name", "Who to greet", true)
             .complete("name", Choices::new(["Ada", "Alan", "Grace"])),
         )
-        .build()
 }
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
+    // MCP_SKILLS_DIR / `[skills] dirs`: the skills to serve besides the rest.
+    let config = ServerConfig::from_env()?;
+    let server = server()
+        .config_skills(&config)
+        .map_err(std::io::Error::other)?
+        .build();
     // No arguments: stdio; `--http PORT`: streamable HTTP on 127.0.0.1 until SIGINT/SIGTERM.
-    server().serve_args(std::env::args().skip(1)).await
+    server.serve_args(std::env::args().skip(1)).await
 }

@@ -53,6 +53,7 @@ pub use registry::BoxFuture;
 pub use registry::completion::{Choices, Completer, CompletionRequest};
 pub use registry::prompt::{IntoPromptResult, PromptArguments, PromptDef};
 pub use registry::resource::{IntoContents, ResourceDef, ResourceTemplateDef};
+pub use registry::skill::{SkillDef, SkillError};
 pub use registry::tool::{IntoToolResult, Json, NoArguments, ToolDef, schema_of};
 pub use server::{Server, ServerBuilder};
 pub use shared::ServerOptions;

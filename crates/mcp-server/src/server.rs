@@ -17,6 +17,7 @@ use crate::metrics::Metrics;
 use crate::middleware::{MetricsLayer, Middleware};
 use crate::registry::prompt::PromptDef;
 use crate::registry::resource::{ResourceDef, ResourceTemplateDef};
+use crate::registry::skill::{SkillDef, SkillError};
 use crate::registry::tool::{IntoToolResult, ToolDef};
 use crate::registry::{Change, Registry};
 use crate::session::Session;
@@ -152,6 +153,28 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the skills extension (SEP-2640), with the skills added so far (none is fine: more
+    /// can come at run time with [`Server::add_skill`]).
+    pub fn skills(self) -> Self {
+        self.registry.skills.enable();
+        self
+    }
+
+    /// Adds a skill (and serves the skills extension).
+    pub fn skill(self, def: SkillDef) -> Self {
+        self.registry.add_skills(vec![def]);
+        self
+    }
+
+    /// Adds every skill below directory `dir` (see [`SkillDef::load_tree`]) and serves the
+    /// skills extension, even when `dir` holds none yet.
+    pub fn skills_dir(self, dir: impl AsRef<std::path::Path>) -> Result<Self, SkillError> {
+        let skills = SkillDef::load_tree(dir)?;
+        let builder = self.skills();
+        builder.registry.add_skills(skills);
+        Ok(builder)
+    }
+
     /// The server.
     pub fn build(self) -> Server {
         let metrics = self.metrics.then(Metrics::new);
@@ -215,16 +238,26 @@ impl Server {
     /// extensions it serves in that version (see [`Server::serves_extension`]).
     pub fn capabilities_for(&self, version: ProtocolVersion) -> ServerCapabilities {
         let mut capabilities = self.capabilities();
-        for (id, since) in [(ext::TASKS, ProtocolVersion::V2026_07_28)] {
-            if version >= since && self.serves_extension(id) {
-                capabilities = capabilities.with_extension(id, Default::default());
+        let skills = ext::skills::SkillsSettings {
+            directory_read: Some(true),
+            ..Default::default()
+        };
+        for (id, settings) in [
+            (ext::TASKS, Default::default()),
+            (ext::SKILLS, skills.to_object()),
+        ] {
+            let exists = ext::since(id).is_some_and(|since| version >= since);
+            if exists && self.serves_extension(id) {
+                capabilities = capabilities.with_extension(id, settings);
             }
         }
         capabilities
     }
 
     /// Whether the server serves extension `id` now: the tasks extension
-    /// ([`mcp_schema::ext::TASKS`]) once a tool may run as a task.
+    /// ([`mcp_schema::ext::TASKS`]) once a tool may run as a task; the skills extension
+    /// ([`mcp_schema::ext::SKILLS`], every era, with `directoryRead`) once a skill was added
+    /// or [`ServerBuilder::skills`] asked for it.
     pub fn serves_extension(&self, id: &str) -> bool {
         match id {
             ext::TASKS => self
@@ -235,6 +268,7 @@ impl Server {
                 .items
                 .iter()
                 .any(|t| t.runs_as_task()),
+            ext::SKILLS => self.inner.registry.skills.enabled(),
             _ => false,
         }
     }
@@ -351,6 +385,38 @@ impl Server {
             self.announce(Change::Prompts);
         }
         removed
+    }
+
+    /// Adds (or replaces) a skill, serves the skills extension, and tells connected clients
+    /// (the resource list changed).
+    pub fn add_skill(&self, def: SkillDef) {
+        self.inner.registry.add_skills(vec![def]);
+        self.announce(Change::Resources);
+    }
+
+    /// Adds every skill below `dir` (see [`SkillDef::load_tree`]); returns how many. Nothing is
+    /// added when one of them cannot be loaded.
+    pub fn add_skills_dir(&self, dir: impl AsRef<std::path::Path>) -> Result<usize, SkillError> {
+        let skills = SkillDef::load_tree(dir)?;
+        let count = skills.len();
+        self.inner.registry.add_skills(skills);
+        self.announce(Change::Resources);
+        Ok(count)
+    }
+
+    /// Removes the skill whose `SKILL.md` is `uri`; true when it existed (clients are told).
+    pub fn remove_skill(&self, uri: &str) -> bool {
+        let removed = self.inner.registry.remove_skill(uri);
+        if removed {
+            self.announce(Change::Resources);
+        }
+        removed
+    }
+
+    /// The skills served, as `skills/list` describes them (sorted by URI).
+    pub fn skills(&self) -> Vec<mcp_schema::ext::skills::SkillEntry> {
+        let index = self.inner.registry.skills.snapshot();
+        index.skills.iter().map(|s| s.entry()).collect()
     }
 
     /// Tells clients subscribed to `uri` that it changed (`notifications/resources/updated`).

@@ -95,7 +95,11 @@ impl Session {
 
     /// Asks for pages (`page(cursor)` → items and the next cursor) until the last one. A
     /// cursor repeated, or more than [`MAX_PAGES`] pages, is the server's error.
-    async fn all_pages<T, F, Fut>(&self, method: &str, mut page: F) -> Result<Vec<T>, Error>
+    pub(super) async fn all_pages<T, F, Fut>(
+        &self,
+        method: &str,
+        mut page: F,
+    ) -> Result<Vec<T>, Error>
     where
         F: FnMut(Option<String>) -> Fut,
         Fut: Future<Output = Result<(Vec<T>, Option<String>), Error>>,

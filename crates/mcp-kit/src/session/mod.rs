@@ -22,10 +22,12 @@ mod input_required;
 mod legacy_tasks;
 mod methods;
 mod request;
+mod skills;
 mod subscription;
 mod tasks;
 
 pub use request::ProgressUpdate;
+pub use skills::{LoadedSkill, SkillFileContent};
 pub use subscription::Subscription;
 pub use tasks::{CancelGuard, TaskHandle, ToolCall, task_status_line};
 

@@ -16,6 +16,7 @@
 //! assert!(server.extension(ext::SKILLS).is_none());
 //! ```
 
+pub mod skills;
 pub mod tasks;
 
 use crate::capabilities::{ClientCapabilities, ServerCapabilities};
@@ -30,6 +31,16 @@ pub const TASKS: &str = "io.modelcontextprotocol/tasks";
 /// `io.modelcontextprotocol/skills` (SEP-2640): Agent Skills served as resources, listed with
 /// `skills/list` and `skills/get`. Every era; only the server declares it.
 pub const SKILLS: &str = "io.modelcontextprotocol/skills";
+
+/// The first protocol version in which extension `id` has methods (the method table says);
+/// `None` for an extension this crate does not know.
+pub fn since(id: &str) -> Option<crate::version::ProtocolVersion> {
+    crate::methods::METHODS
+        .iter()
+        .filter_map(|m| m.extension.filter(|e| e.id == id))
+        .map(|e| e.since)
+        .min()
+}
 
 impl ClientCapabilities {
     /// Whether the client declares extension `id`.

@@ -122,6 +122,10 @@ pub const ENV_VARS: &[(&str, &str)] = &[
         "MCP_OAUTH_JWKS_URL",
         "auth.oauth.jwks_url: the issuer's JWKS (default: discovered from its metadata)",
     ),
+    (
+        "MCP_SKILLS_DIR",
+        "skills.dirs: folders of skills to serve (SEP-2640)",
+    ),
 ];
 
 /// A duration longer than zero.
@@ -177,6 +181,12 @@ where
         }
     }
     let get = |name: &str| set.get(name).map(String::as_str);
+    if let Some(v) = get("MCP_SKILLS_DIR") {
+        config.skills_dirs = value::comma_list(v)
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+    }
 
     if let Some(v) = get("MCP_SERVER_HOST") {
         config.host = check("MCP_SERVER_HOST", value::host(v))?;

@@ -1,5 +1,5 @@
-//! The TOML file: sections `[server]`, `[http]`, `[tls]`, `[sessions]`, `[limits]` and
-//! `[auth]` (with `[auth.oauth]`). Every key is checked by hand rather than by serde, so
+//! The TOML file: sections `[server]`, `[http]`, `[tls]`, `[sessions]`, `[limits]`,
+//! `[skills]` and `[auth]` (with `[auth.oauth]`). Every key is checked by hand rather than by serde, so
 //! that each problem names its key (`server.port`), the value and what was expected, and
 //! unknown keys are refused by name.
 
@@ -12,7 +12,9 @@ use super::value::{self, invalid};
 use super::{AuthConfig, ConfigError, OAuthConfig, ServerConfig};
 use crate::TlsConfig;
 
-const SECTIONS: &[&str] = &["server", "http", "tls", "sessions", "limits", "auth"];
+const SECTIONS: &[&str] = &[
+    "server", "http", "tls", "sessions", "limits", "skills", "auth",
+];
 
 /// Parses `text` over `config`; `path` names the file in errors and anchors relative TLS
 /// paths. The sections named in `extra` belong to the application and are returned as they
@@ -174,6 +176,12 @@ pub(super) fn parse(
         "batch_concurrency",
         "max_batch_response_bytes",
     ])?;
+
+    let mut s = Section::take(&mut root, "skills", origin)?;
+    if let Some(dirs) = s.strings("dirs", "the path of a folder of skills")? {
+        config.skills_dirs = dirs.into_iter().map(&anchored).collect();
+    }
+    s.finish(&["dirs"])?;
 
     config.auth = auth(&mut root, origin)?;
 

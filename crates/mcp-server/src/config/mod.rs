@@ -79,6 +79,10 @@ pub use env::ENV_VARS;
 /// batch_concurrency = 16    # requests of one batch running at once
 /// max_batch_response_bytes = "16MiB"
 ///
+/// [skills]                  # SEP-2640 skills: every folder below each of these holding a
+/// dirs = ["skills"]         # SKILL.md is served (relative paths: relative to this file);
+///                           # applied by ServerBuilder::config_skills
+///
 /// [auth]                    # read, not enforced here: for the authentication middleware
 /// tokens = ["…"]
 /// [auth.oauth]
@@ -101,7 +105,7 @@ pub use env::ENV_VARS;
 /// `MCP_BATCH_CONCURRENCY`, `MCP_MAX_BATCH_RESPONSE_BYTES`, `MCP_KEEP_ALIVE`,
 /// `MCP_HEADER_READ_TIMEOUT`, `MCP_IDLE_TIMEOUT`, `MCP_MAX_CONNECTIONS`, `MCP_METRICS`,
 /// `MCP_AUTH_TOKENS` (comma-separated), `MCP_OAUTH_ISSUER`,
-/// `MCP_OAUTH_AUDIENCE`, `MCP_OAUTH_JWKS_URL`; and `MCP_CONFIG`, the file
+/// `MCP_OAUTH_AUDIENCE`, `MCP_OAUTH_JWKS_URL`, `MCP_SKILLS_DIR` (comma-separated); and `MCP_CONFIG`, the file
 /// [`ServerConfig::from_env`] reads first. An empty variable counts as unset.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -166,6 +170,9 @@ pub struct ServerConfig {
     pub tls: Option<TlsConfig>,
     /// Authentication settings, read for the authentication middleware.
     pub auth: AuthConfig,
+    /// Folders of skills to serve (`[skills] dirs`, `MCP_SKILLS_DIR`; default none), loaded
+    /// by [`ServerBuilder::config_skills`](crate::ServerBuilder::config_skills).
+    pub skills_dirs: Vec<std::path::PathBuf>,
 }
 
 impl Default for ServerConfig {
@@ -200,6 +207,7 @@ impl Default for ServerConfig {
             max_batch_response_bytes: server.max_batch_response_bytes,
             tls: None,
             auth: AuthConfig::default(),
+            skills_dirs: Vec::new(),
         }
     }
 }

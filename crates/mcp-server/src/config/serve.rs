@@ -3,7 +3,7 @@
 use std::io;
 
 use super::ServerConfig;
-use crate::{HttpServer, Server, ServerBuilder};
+use crate::{HttpServer, Server, ServerBuilder, SkillError};
 
 impl ServerBuilder {
     /// Applies a deployment's configuration: its limits
@@ -16,6 +16,22 @@ impl ServerBuilder {
         } else {
             builder
         }
+    }
+}
+
+impl ServerBuilder {
+    /// Serves the skills of every folder the configuration names
+    /// ([`ServerConfig::skills_dirs`]: `[skills] dirs`, `MCP_SKILLS_DIR`), as
+    /// [`ServerBuilder::skills_dir`] does; with none named, nothing changes.
+    ///
+    /// # Errors
+    ///
+    /// A folder or one of its skills cannot be loaded (the error names the skill and the rule).
+    pub fn config_skills(self, config: &ServerConfig) -> Result<Self, SkillError> {
+        config
+            .skills_dirs
+            .iter()
+            .try_fold(self, |builder, dir| builder.skills_dir(dir))
     }
 }
 

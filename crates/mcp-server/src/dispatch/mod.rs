@@ -9,7 +9,8 @@
 //! typed results ([`ServerResult`]), serialized once, straight into the response.
 //!
 //! Layers inside: `envelope` (era and `_meta` checks) and `input` (2026-07-28 input rounds)
-//! under the handlers (`lifecycle`, `tools`, `resources`, `prompts`, `listen`, with `paging`),
+//! under the handlers (`lifecycle`, `tools`, `resources`, `prompts`, `listen`, `skills`, with
+//! `paging`),
 //! under `route` (the exhaustive match over [`ClientRequest`]), under this module (a request
 //! from bytes to bytes) and `run` (how its future runs); `push` forwards registry changes.
 
@@ -39,6 +40,7 @@ mod push;
 mod resources;
 mod route;
 mod run;
+mod skills;
 mod tasks;
 mod tools;
 

@@ -52,6 +52,10 @@ pub(super) async fn read(
 
 async fn read_resource(call: &Call<'_>, uri: &str) -> Result<ReadResourceResult, Error> {
     let registry = call.registry;
+    // A skill file: the bytes its skill's entry publishes the digest of.
+    if let Some(file) = registry.skills.snapshot().file(uri) {
+        return Ok(crate::registry::skills::contents(file));
+    }
     let outcome = if let Some(def) = registry.resources.get(uri) {
         (def.read)(uri.to_owned(), Default::default(), call.cx.clone()).await
     } else {

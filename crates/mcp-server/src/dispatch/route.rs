@@ -10,7 +10,7 @@ use mcp_schema::{
     ServerResult,
 };
 
-use super::{lifecycle, listen, prompts, resources, tasks, tools};
+use super::{lifecycle, listen, prompts, resources, skills, tasks, tools};
 use crate::error::{Error, reflect};
 use crate::middleware::{Call, Endpoint, MiddlewareFuture, Request, Served};
 
@@ -63,6 +63,9 @@ async fn route(call: &Call<'_>) -> Served {
         R::GetTaskPayload(_) | R::ListTasks(_) => {
             Err(method_not_found(call.request.method(), version))
         }
+        R::ListSkills(p) => skills::list(call, p.as_ref()).map(S::ListSkills),
+        R::GetSkill(p) => skills::get(call, p).map(S::GetSkill),
+        R::ReadDirectory(p) => skills::read_directory(call, p).map(S::ReadDirectory),
         R::Unknown { .. } => Err(method_not_found(call.request.method(), version)),
     }
 }

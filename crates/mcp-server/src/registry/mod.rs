@@ -1,4 +1,5 @@
-//! What the server offers: tools, resources, resource templates, prompts and their completers.
+//! What the server offers: tools, resources, resource templates, prompts and their completers,
+//! and skills (served as resources).
 //!
 //! Everything can be added and removed while the server runs; each change is announced to
 //! connected clients (`notifications/*/list_changed` in the stateful era, through
@@ -14,6 +15,8 @@ pub(crate) mod catalog;
 pub(crate) mod completion;
 pub(crate) mod prompt;
 pub(crate) mod resource;
+pub(crate) mod skill;
+pub(crate) mod skills;
 pub(crate) mod tool;
 
 use catalog::Catalog;
@@ -29,6 +32,7 @@ pub(crate) struct Registry {
     pub(crate) resources: Catalog<resource::ResourceDef>,
     pub(crate) templates: Catalog<resource::ResourceTemplateDef>,
     pub(crate) prompts: Catalog<prompt::PromptDef>,
+    pub(crate) skills: skills::Skills,
     changes: broadcast::Sender<Change>,
     /// Grows with every change (what caches compare against).
     generation: AtomicU64,
@@ -41,6 +45,7 @@ impl Default for Registry {
             resources: Catalog::default(),
             templates: Catalog::default(),
             prompts: Catalog::default(),
+            skills: skills::Skills::default(),
             changes: broadcast::channel(256).0,
             generation: AtomicU64::new(0),
         }

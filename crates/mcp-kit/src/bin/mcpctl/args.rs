@@ -375,6 +375,10 @@ pub(crate) enum Command {
     /// Check that a server answers
     Ping(ServerArg),
 
+    /// List a server's skills (SEP-2640), or show, read or browse one: `skills SERVER`,
+    /// `skills get|read|ls SERVER …`
+    Skills(SkillsArgs),
+
     /// Send a raw JSON-RPC request and print its result
     Request(RawArgs),
 
@@ -597,6 +601,81 @@ pub(crate) struct RawArgs {
     /// The params: a JSON object or array
     #[arg(long, value_name = "JSON")]
     pub(crate) params_json: Option<String>,
+
+    #[command(flatten)]
+    pub(crate) launch: Launch,
+}
+
+/// What `skills`' help adds.
+const SKILLS_HELP: &str = "Without a subcommand: every skill of SERVER (skills/list, all pages) as \
+                           name, description, URI, file count and size. Nothing is read but the \
+                           listing. `read` checks what it reads against the skill's entry (size, \
+                           SHA-256 digest, and for SKILL.md the frontmatter) and prints nothing \
+                           that fails; it reads only files the entry lists.\n\n\
+                           SERVER is a server's name in the configuration, or an http(s) URL; \
+                           instead of SERVER a stdio server's command may follow `--`: \
+                           `mcpctl skills read pdf-processing -- node server.js`.";
+
+/// `skills`.
+#[derive(Debug, Clone, Args)]
+#[command(args_conflicts_with_subcommands = true, after_help = SKILLS_HELP)]
+pub(crate) struct SkillsArgs {
+    /// Show, read or browse one skill
+    #[command(subcommand)]
+    pub(crate) action: Option<SkillsAction>,
+
+    /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
+    pub(crate) server: Option<String>,
+
+    #[command(flatten)]
+    pub(crate) launch: Launch,
+}
+
+/// The subcommands of `skills`.
+#[derive(Debug, Clone, Subcommand)]
+pub(crate) enum SkillsAction {
+    /// Show one skill's entry (skills/get): its frontmatter and its files with their digests
+    #[command(after_help = TARGET_HELP)]
+    Get(SkillUriArgs),
+
+    /// Print a skill's SKILL.md, or one of its files, checked against the skill's entry
+    #[command(after_help = SKILLS_HELP)]
+    Read(SkillReadArgs),
+
+    /// List a directory of a server's skills (resources/directory/read)
+    #[command(after_help = TARGET_HELP)]
+    Ls(SkillUriArgs),
+}
+
+/// `skills get` and `skills ls`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct SkillUriArgs {
+    /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
+    pub(crate) server: Option<String>,
+
+    /// The URI: of a skill's SKILL.md (`get`), or of a directory (`ls`)
+    pub(crate) uri: Option<String>,
+
+    #[command(flatten)]
+    pub(crate) launch: Launch,
+}
+
+/// `skills read`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct SkillReadArgs {
+    /// The server: its name in the configuration, or a URL (omitted with `-- COMMAND`)
+    #[arg(add = ArgValueCompleter::new(configured_servers))]
+    pub(crate) server: Option<String>,
+
+    /// The skill: its name (as `skills` lists it) or the URI of its SKILL.md
+    #[arg(value_name = "NAME|URI")]
+    pub(crate) skill: Option<String>,
+
+    /// A file of the skill, relative to its root (`references/FORMS.md`) or as a URI; without
+    /// it, the SKILL.md
+    pub(crate) file: Option<String>,
 
     #[command(flatten)]
     pub(crate) launch: Launch,

@@ -420,6 +420,7 @@ async fn dispatch(
                 format!("pong from `{server}` in {elapsed} ms")
             })
         }
+        Command::Skills(args) => crate::skills::run(session, printer, args).await,
         Command::Request(raw) => {
             let result = session.request(given(&raw.method), early.params).await?;
             match printer.format() {

@@ -17,6 +17,7 @@ mod form;
 mod inputs;
 mod oauth;
 mod output;
+mod skills;
 mod spinner;
 mod state_files;
 mod target;

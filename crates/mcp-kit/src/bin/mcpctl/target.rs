@@ -12,7 +12,7 @@ use mcp_kit::arguments::split_pair;
 use mcp_kit::config::{ServerConfig, StdioServer, is_valid_server_name};
 use mcp_kit::security::url_host;
 
-use crate::args::{Command, GlobalArgs, Launch};
+use crate::args::{Command, GlobalArgs, Launch, SkillsAction};
 use crate::exit::usage;
 
 /// The server of one run.
@@ -259,6 +259,30 @@ pub(crate) fn resolve(command: &mut Command) -> anyhow::Result<Option<Target>> {
             required(&a.uri, "URI (the resource's URI)")?;
             target
         }
+        Command::Skills(a) => match &mut a.action {
+            None => place(&mut a.server, &a.launch, None, None, OPTIONS)?,
+            Some(SkillsAction::Get(a) | SkillsAction::Ls(a)) => {
+                let target = place(&mut a.server, &a.launch, Some(&mut a.uri), None, "the URI")?;
+                required(&a.uri, "URI")?;
+                target
+            }
+            Some(SkillsAction::Read(a)) => {
+                if !a.launch.command.is_empty() {
+                    // SERVER is absent: each positional belongs one place to the left.
+                    let spilled = shift(&mut a.skill, &mut a.file);
+                    none_left(spilled, "the skill and a file")?;
+                }
+                let target = place(
+                    &mut a.server,
+                    &a.launch,
+                    Some(&mut a.skill),
+                    None,
+                    "the skill and a file",
+                )?;
+                required(&a.skill, "NAME|URI (the skill)")?;
+                target
+            }
+        },
         Command::Request(a) | Command::Notify(a) => {
             let target = place(
                 &mut a.server,
