@@ -2,7 +2,7 @@
 //! capabilities (`extensions`, keyed by identifier, each with a settings object).
 //!
 //! The methods an extension adds have rows in the [method table](crate::methods) like core
-//! methods; their [`MethodInfo::extension`](crate::methods::MethodInfo::extension) says which
+//! methods; their `extension` member ([`ExtensionRow`](crate::methods::ExtensionRow)) says which
 //! extension they belong to, so that a server can answer `-32601` when it does not serve the
 //! extension and `-32021` when the client did not declare it.
 //!
