@@ -107,6 +107,18 @@ pub const ENV_VARS: &[(&str, &str)] = &[
         "limits.max_batch_response_bytes: the largest answer to one batch",
     ),
     (
+        "MCP_TASK_TTL",
+        "limits.task_ttl: how long a task is kept (0s: until the server stops)",
+    ),
+    (
+        "MCP_TASK_POLL_INTERVAL",
+        "limits.task_poll_interval: the polling pace advised to clients of a task",
+    ),
+    (
+        "MCP_MAX_TASKS",
+        "limits.max_tasks: tasks this process runs at once",
+    ),
+    (
         "MCP_AUTH_TOKENS",
         "auth.tokens: accepted bearer tokens, comma-separated",
     ),
@@ -261,6 +273,15 @@ where
     if let Some(v) = get("MCP_MAX_BATCH_RESPONSE_BYTES") {
         config.max_batch_response_bytes = check("MCP_MAX_BATCH_RESPONSE_BYTES", value::size(v))?;
     }
+    if let Some(v) = get("MCP_TASK_TTL") {
+        config.task_ttl = Some(check("MCP_TASK_TTL", value::duration(v))?).filter(|d| !d.is_zero());
+    }
+    if let Some(v) = get("MCP_TASK_POLL_INTERVAL") {
+        config.task_poll_interval = check("MCP_TASK_POLL_INTERVAL", value::duration(v))?;
+    }
+    if let Some(v) = get("MCP_MAX_TASKS") {
+        config.max_tasks = check("MCP_MAX_TASKS", value::count(v))?;
+    }
 
     let cert = get("MCP_TLS_CERT").map(PathBuf::from);
     let key = get("MCP_TLS_KEY").map(PathBuf::from);
@@ -381,6 +402,9 @@ mod tests {
             ("MCP_MAX_SESSIONS", "5"),
             ("MCP_MAX_MESSAGE_BYTES", "64KiB"),
             ("MCP_PAGE_SIZE", "2"),
+            ("MCP_TASK_TTL", "0s"),
+            ("MCP_TASK_POLL_INTERVAL", "500ms"),
+            ("MCP_MAX_TASKS", "3"),
             ("MCP_AUTH_TOKENS", "t1,t2"),
             ("MCP_OAUTH_ISSUER", "https://auth.example"),
             ("MCP_OAUTH_AUDIENCE", "https://mcp.example/mcp"),
@@ -398,6 +422,9 @@ mod tests {
         assert!(!config.ops_endpoints);
         assert_eq!(config.shutdown_grace, Duration::from_millis(250));
         assert_eq!(config.session_idle_timeout, Duration::from_secs(120));
+        assert_eq!(config.task_ttl, None, "0s: kept until the server stops");
+        assert_eq!(config.task_poll_interval, Duration::from_millis(500));
+        assert_eq!(config.max_tasks, 3);
         assert_eq!(config.max_sessions, 5);
         assert_eq!(config.max_message_bytes, 65_536);
         assert_eq!(config.page_size, 2);

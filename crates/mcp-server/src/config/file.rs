@@ -168,6 +168,15 @@ pub(super) fn parse(
     if let Some(v) = s.get("max_batch_response_bytes") {
         config.max_batch_response_bytes = s.check("max_batch_response_bytes", size(&v))?;
     }
+    if let Some(v) = s.get("task_ttl") {
+        config.task_ttl = Some(s.check("task_ttl", duration(&v))?).filter(|d| !d.is_zero());
+    }
+    if let Some(v) = s.get("task_poll_interval") {
+        config.task_poll_interval = s.check("task_poll_interval", duration(&v))?;
+    }
+    if let Some(v) = s.get("max_tasks") {
+        config.max_tasks = s.check("max_tasks", count(&v))?;
+    }
     s.finish(&[
         "max_message_bytes",
         "page_size",
@@ -175,6 +184,9 @@ pub(super) fn parse(
         "max_batch_len",
         "batch_concurrency",
         "max_batch_response_bytes",
+        "task_ttl",
+        "task_poll_interval",
+        "max_tasks",
     ])?;
 
     let mut s = Section::take(&mut root, "skills", origin)?;

@@ -78,6 +78,9 @@ pub use env::ENV_VARS;
 /// max_batch_len = 100       # messages in one 2025-03-26 batch
 /// batch_concurrency = 16    # requests of one batch running at once
 /// max_batch_response_bytes = "16MiB"
+/// task_ttl = "1h"           # how long a task is kept ("0s": until the server stops)
+/// task_poll_interval = "2s" # the polling pace advised to clients
+/// max_tasks = 256           # tasks this process runs at once
 ///
 /// [skills]                  # SEP-2640 skills: every folder below each of these holding a
 /// dirs = ["skills"]         # SKILL.md is served (relative paths: relative to this file);
@@ -102,7 +105,8 @@ pub use env::ENV_VARS;
 /// `MCP_TLS_CERT`, `MCP_TLS_KEY`, `MCP_OPS_ENDPOINTS`, `MCP_SHUTDOWN_GRACE`,
 /// `MCP_SESSION_IDLE_TIMEOUT`, `MCP_MAX_SESSIONS`, `MCP_MAX_SESSIONS_PER_CLIENT`, `MCP_REDIS_URL`, `MCP_REDIS_PREFIX`,
 /// `MCP_MAX_MESSAGE_BYTES`, `MCP_PAGE_SIZE`, `MCP_MAX_IN_FLIGHT`, `MCP_MAX_BATCH_LEN`,
-/// `MCP_BATCH_CONCURRENCY`, `MCP_MAX_BATCH_RESPONSE_BYTES`, `MCP_KEEP_ALIVE`,
+/// `MCP_BATCH_CONCURRENCY`, `MCP_MAX_BATCH_RESPONSE_BYTES`, `MCP_TASK_TTL`,
+/// `MCP_TASK_POLL_INTERVAL`, `MCP_MAX_TASKS`, `MCP_KEEP_ALIVE`,
 /// `MCP_HEADER_READ_TIMEOUT`, `MCP_IDLE_TIMEOUT`, `MCP_MAX_CONNECTIONS`, `MCP_METRICS`,
 /// `MCP_AUTH_TOKENS` (comma-separated), `MCP_OAUTH_ISSUER`,
 /// `MCP_OAUTH_AUDIENCE`, `MCP_OAUTH_JWKS_URL`, `MCP_SKILLS_DIR` (comma-separated); and `MCP_CONFIG`, the file
@@ -166,6 +170,12 @@ pub struct ServerConfig {
     pub batch_concurrency: usize,
     /// The largest answer to one batch (default 16 MiB).
     pub max_batch_response_bytes: usize,
+    /// How long a task is kept (default 1 hour; `None`: until the server stops).
+    pub task_ttl: Option<Duration>,
+    /// The polling pace advised to clients of a task (default 2 s).
+    pub task_poll_interval: Duration,
+    /// Tasks this process runs at once (default 256).
+    pub max_tasks: usize,
     /// HTTPS certificate and key (default none: plain HTTP).
     pub tls: Option<TlsConfig>,
     /// Authentication settings, read for the authentication middleware.
@@ -205,6 +215,9 @@ impl Default for ServerConfig {
             max_batch_len: server.max_batch_len,
             batch_concurrency: server.batch_concurrency,
             max_batch_response_bytes: server.max_batch_response_bytes,
+            task_ttl: server.task_ttl,
+            task_poll_interval: server.task_poll_interval,
+            max_tasks: server.max_tasks,
             tls: None,
             auth: AuthConfig::default(),
             skills_dirs: Vec::new(),
@@ -397,6 +410,9 @@ impl ServerConfig {
             max_batch_len: self.max_batch_len,
             batch_concurrency: self.batch_concurrency,
             max_batch_response_bytes: self.max_batch_response_bytes,
+            task_ttl: self.task_ttl,
+            task_poll_interval: self.task_poll_interval,
+            max_tasks: self.max_tasks,
             ..ServerOptions::default()
         }
     }
