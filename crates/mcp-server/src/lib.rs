@@ -9,7 +9,7 @@
 // Module layers, bottom up; a module imports only modules on lower lines (never one that
 // imports it back):
 //
-//   error, signing, uri_template, validate, auth, metrics   leaves
+//   error, signing, uri_template, validate, auth, metrics, boxed   leaves
 //   tasks       the tasks extension: task records, their store, the runs of this process
 //   shared      the part of a server every session holds: identity, options, key, metrics
 //   session     one client's state: negotiated era, requests in flight and to the client
@@ -24,6 +24,7 @@
 //   config      what binaries use to configure and run a server
 
 pub mod auth;
+mod boxed;
 #[cfg(feature = "config")]
 mod config;
 mod context;

@@ -5,8 +5,6 @@
 //! connected clients (`notifications/*/list_changed` in the stateful era, through
 //! `subscriptions/listen` in 2026-07-28).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::broadcast;
@@ -21,8 +19,7 @@ pub(crate) mod tool;
 
 use catalog::Catalog;
 
-/// A boxed, sendable future (the erased form of handlers).
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub use crate::boxed::BoxFuture;
 
 pub(crate) use crate::shared::Change;
 

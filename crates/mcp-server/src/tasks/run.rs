@@ -16,8 +16,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::record::{Ending, TaskChange, TaskRecord};
 use super::{Tasks, failure, now_ms};
+use crate::boxed::BoxFuture;
 use crate::error::panic_message;
-use crate::registry::BoxFuture;
 
 /// How long a handler may ignore a cancellation before its future is dropped.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);

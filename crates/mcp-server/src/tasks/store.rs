@@ -8,7 +8,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 
 use super::record::{Applied, TaskChange, TaskRecord};
-use crate::registry::BoxFuture;
+use crate::boxed::BoxFuture;
 
 /// A store that could not be reached, or refused a write.
 #[derive(Debug, Clone, thiserror::Error)]
