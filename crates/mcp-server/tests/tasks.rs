@@ -510,3 +510,49 @@ async fn subscriptions_listen_follows_a_task_to_its_end() {
         }
     }
 }
+
+/// With authentication, a task belongs to whoever created it: another principal's `tasks/get`,
+/// `tasks/update` and `tasks/cancel` answer as for an unknown task.
+#[tokio::test]
+async fn only_the_principal_that_created_a_task_sees_it() {
+    use mcp_server::auth::{Principal, StaticTokens};
+    let (tx, _events) = mpsc::unbounded_channel();
+    let mut options = HttpOptions::default();
+    options.auth = Some(std::sync::Arc::new(
+        StaticTokens::new()
+            .token("ada-token", Principal::new("ada", Vec::<String>::new()))
+            .token("bob-token", Principal::new("bob", Vec::<String>::new())),
+    ));
+    let http = start(&server(tx, ServerOptions::default()), options).await;
+    let (url, c) = (http.url(), client());
+    let send = |token: &'static str, method: &'static str, mut params: Value| {
+        params["_meta"] = meta_with(with_tasks());
+        let request = stateless(&c, &url, 7, method, params).bearer_auth(token);
+        async move { outcome(request.send().await.unwrap()).await.1 }
+    };
+    let handle = send(
+        "ada-token",
+        "tools/call",
+        json!({ "name": "block", "arguments": {} }),
+    )
+    .await;
+    let id = task_id(&handle);
+    let own = send("ada-token", "tasks/get", json!({ "taskId": id })).await;
+    assert_eq!(own["result"]["status"], "working", "{own}");
+    for (method, params) in [
+        ("tasks/get", json!({ "taskId": id })),
+        (
+            "tasks/update",
+            json!({ "taskId": id, "inputResponses": {} }),
+        ),
+        ("tasks/cancel", json!({ "taskId": id })),
+    ] {
+        let other = send("bob-token", method, params).await;
+        assert_eq!(other["error"]["code"], -32602, "{method}: {other}");
+    }
+    let still = send("ada-token", "tasks/get", json!({ "taskId": id })).await;
+    assert_eq!(
+        still["result"]["status"], "working",
+        "bob's cancel did nothing: {still}"
+    );
+}
