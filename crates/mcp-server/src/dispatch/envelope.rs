@@ -8,8 +8,8 @@ use mcp_jsonrpc::ErrorObject;
 use mcp_schema::meta::keys;
 use mcp_schema::{
     ClientCapabilities, ClientRequest, DiscoverRequest, Era, ErrorData, Implementation,
-    InitializeRequest, LoggingLevel, McpRequest, PingRequest, ProgressToken, ProtocolVersion,
-    UnsupportedProtocolVersionData,
+    InitializeRequest, LoggingLevel, McpRequest, MissingRequiredClientCapabilityData, PingRequest,
+    ProgressToken, ProtocolVersion, UnsupportedProtocolVersionData,
 };
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -200,4 +200,9 @@ pub(super) fn stateless(
         client_info,
         log_level,
     })
+}
+
+/// `-32021` for a request that needs the client to declare extension `id`, saying `why`.
+pub(super) fn missing_extension(id: &str, why: String) -> Error {
+    Error::rpc(MissingRequiredClientCapabilityData::extension(id).to_error(why))
 }

@@ -5,11 +5,9 @@
 use mcp_jsonrpc::ErrorObject;
 use mcp_jsonrpc::error_codes::METHOD_NOT_FOUND;
 use mcp_schema::methods::ExtensionRow;
-use mcp_schema::{
-    ClientRequest, EmptyResult, ErrorData, MissingRequiredClientCapabilityData, ProtocolVersion,
-    ServerResult,
-};
+use mcp_schema::{ClientRequest, EmptyResult, ProtocolVersion, ServerResult};
 
+use super::envelope::missing_extension;
 use super::{lifecycle, listen, prompts, resources, skills, tasks, tools};
 use crate::error::{Error, reflect};
 use crate::middleware::{Call, Endpoint, MiddlewareFuture, Request, Served};
@@ -83,12 +81,14 @@ fn extension_gate(call: &Call<'_>, extension: &ExtensionRow) -> Result<(), Error
             .client_capabilities()
             .declares_extension(extension.id)
     {
-        let data = MissingRequiredClientCapabilityData::extension(extension.id);
-        return Err(Error::rpc(data.to_error(format!(
-            "{} needs the {} extension, which the request's client capabilities do not declare",
-            call.request.method(),
-            extension.id
-        ))));
+        return Err(missing_extension(
+            extension.id,
+            format!(
+                "{} needs the {} extension, which the request's client capabilities do not declare",
+                call.request.method(),
+                extension.id
+            ),
+        ));
     }
     Ok(())
 }

@@ -9,11 +9,12 @@ use mcp_schema::ext::tasks::{
     UpdateTaskRequestParams,
 };
 use mcp_schema::{
-    CallToolResult, EmptyResult, Era, ErrorData, GetTaskRequestParams, Meta,
-    MissingRequiredClientCapabilityData, Outcome, ResultFields, TaskNotification,
+    CallToolResult, EmptyResult, Era, GetTaskRequestParams, Meta, Outcome, ResultFields,
+    TaskNotification,
 };
 use tokio::sync::oneshot;
 
+use super::envelope::missing_extension;
 use super::input;
 use crate::error::Error;
 use crate::middleware::Call;
@@ -37,12 +38,14 @@ pub(super) fn start(call: &Call<'_>, def: &ToolDef) -> Result<Option<TaskStart>,
     let required = support == TaskSupport::Required;
     if !call.cx.client_capabilities().declares_extension(TASKS) {
         if required {
-            let data = MissingRequiredClientCapabilityData::extension(TASKS);
-            return Err(Error::rpc(data.to_error(format!(
-                "tool {} runs only as a task: declare the {TASKS} extension in the request's \
-                 client capabilities",
-                def.name()
-            ))));
+            return Err(missing_extension(
+                TASKS,
+                format!(
+                    "tool {} runs only as a task: declare the {TASKS} extension in the \
+                     request's client capabilities",
+                    def.name()
+                ),
+            ));
         }
         return Ok(None);
     }
@@ -216,11 +219,13 @@ pub(super) async fn cancel(
 /// belong to whoever asks. Asking needs the extension declared (`-32021`).
 pub(super) async fn followable(call: &Call<'_>, ids: &[String]) -> Result<Vec<String>, Error> {
     if !call.cx.client_capabilities().declares_extension(TASKS) {
-        let data = MissingRequiredClientCapabilityData::extension(TASKS);
-        return Err(Error::rpc(data.to_error(format!(
-            "following tasks needs the {TASKS} extension, which the request's client \
-             capabilities do not declare"
-        ))));
+        return Err(missing_extension(
+            TASKS,
+            format!(
+                "following tasks needs the {TASKS} extension, which the request's client \
+                 capabilities do not declare"
+            ),
+        ));
     }
     let mut agreed = Vec::new();
     for id in ids {

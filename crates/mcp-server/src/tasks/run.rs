@@ -108,12 +108,12 @@ impl TaskRun {
         let mut answers = InputResponses::new();
         while !wanted.is_empty() {
             let woken = self.wake.notified();
-            if let Some(record) = self.tasks.store().load(&self.id).await.ok().flatten()
-                && record.answers.keys().any(|k| wanted.contains(k))
-                && let Some(record) = self.take(&wanted).await
+            // Taking writes nothing when no answer is there yet.
+            if let Some(taken) = self.take(&wanted).await
+                && !taken.is_empty()
             {
-                wanted.retain(|k| !record.contains_key(k));
-                answers.extend(record);
+                wanted.retain(|k| !taken.contains_key(k));
+                answers.extend(taken);
                 continue;
             }
             tokio::select! {

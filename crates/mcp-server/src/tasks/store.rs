@@ -63,15 +63,21 @@ impl MemoryTaskStore {
         before - tasks.len()
     }
 
-    fn live(&self, id: &str, now_ms: u64) -> Option<TaskRecord> {
+    /// `f` of task `id` unless it is unknown or expired at `now_ms` (then it is dropped), under
+    /// one lock.
+    fn with_live<T>(
+        &self,
+        id: &str,
+        now_ms: u64,
+        f: impl FnOnce(&mut TaskRecord) -> T,
+    ) -> Option<T> {
         let mut tasks = self.tasks.lock();
-        match tasks.get(id) {
-            Some(r) if r.expires_ms().is_some_and(|e| e <= now_ms) => {
-                tasks.remove(id);
-                None
-            }
-            other => other.cloned(),
+        let record = tasks.get_mut(id)?;
+        if record.expires_ms().is_some_and(|e| e <= now_ms) {
+            tasks.remove(id);
+            return None;
         }
+        Some(f(record))
     }
 }
 
@@ -86,7 +92,7 @@ impl TaskStore for MemoryTaskStore {
     }
 
     fn load(&self, id: &str) -> BoxFuture<Result<Option<TaskRecord>, TaskStoreError>> {
-        let found = self.live(id, super::now_ms());
+        let found = self.with_live(id, super::now_ms(), |r| r.clone());
         Box::pin(std::future::ready(Ok(found)))
     }
 
@@ -96,11 +102,9 @@ impl TaskStore for MemoryTaskStore {
         change: TaskChange,
         now_ms: u64,
     ) -> BoxFuture<Result<Option<(TaskRecord, Applied)>, TaskStoreError>> {
-        let result = self.live(id, now_ms).and_then(|_| {
-            let mut tasks = self.tasks.lock();
-            let record = tasks.get_mut(id)?;
+        let result = self.with_live(id, now_ms, |record| {
             let applied = record.apply(change, now_ms);
-            Some((record.clone(), applied))
+            (record.clone(), applied)
         });
         Box::pin(std::future::ready(Ok(result)))
     }
