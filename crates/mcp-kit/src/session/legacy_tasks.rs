@@ -7,18 +7,16 @@
 //! them as any server request. Dropping the call cancels the task (`tasks/cancel`).
 
 use std::collections::HashSet;
-use std::time::Duration;
 
 use mcp_schema::{CallToolRequest, ListToolsRequest, McpRequest};
 use serde_json::{Value, json};
 
 use super::Session;
+use super::tasks::{DEFAULT_POLL, advised, pause};
 use crate::Error;
 
-/// How long to wait between polls when the server does not say.
-const DEFAULT_POLL: Duration = Duration::from_secs(1);
-/// The shortest and longest pause between polls, whatever the server advises.
-const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(50), Duration::from_secs(30));
+/// The member of a 2025-11-25 task that advises the polling pace.
+const POLL_INTERVAL: &str = "pollInterval";
 
 impl Session {
     /// Whether this `tools/call` must be task-augmented: a 2025-11-25 server that declares
@@ -88,20 +86,19 @@ impl Session {
                 message: format!("{method}: a task without a taskId"),
             });
         };
-        let guard = LegacyCancel {
-            session: self,
-            id: Some(id.clone()),
-        };
-        let mut poll = advised(task).unwrap_or(DEFAULT_POLL);
+        // The extension's handle sends the same tasks/cancel.
+        let handle = self.task(id.clone());
+        let guard = handle.cancel_when_dropped();
+        let mut poll = advised(task, POLL_INTERVAL).unwrap_or(DEFAULT_POLL);
         loop {
             let now = self
                 .exchange("tasks/get", Some(json!({ "taskId": id })), None)
                 .await?;
-            poll = advised(&now).unwrap_or(poll);
+            poll = advised(&now, POLL_INTERVAL).unwrap_or(poll);
             if now["status"] != "working" {
                 break;
             }
-            tokio::time::sleep(poll.clamp(POLL_BOUNDS.0, POLL_BOUNDS.1)).await;
+            pause(poll).await;
         }
         // Waits for the end; the server's questions come meanwhile.
         let result = self
@@ -109,32 +106,5 @@ impl Session {
             .await;
         guard.disarm();
         result
-    }
-}
-
-fn advised(task: &Value) -> Option<Duration> {
-    task.get("pollInterval")
-        .and_then(Value::as_u64)
-        .map(Duration::from_millis)
-}
-
-/// Sends `tasks/cancel` for a task whose call was abandoned.
-struct LegacyCancel<'a> {
-    session: &'a Session,
-    id: Option<String>,
-}
-
-impl LegacyCancel<'_> {
-    fn disarm(mut self) {
-        self.id = None;
-    }
-}
-
-impl Drop for LegacyCancel<'_> {
-    fn drop(&mut self) {
-        if let Some(id) = self.id.take() {
-            self.session
-                .request_detached("tasks/cancel", json!({ "taskId": id }));
-        }
     }
 }

@@ -17,9 +17,22 @@ use crate::Error;
 use crate::handlers::{RequestOrigin, ServerRequestContext};
 
 /// How long to wait between polls when the server does not say.
-const DEFAULT_POLL: Duration = Duration::from_secs(1);
+pub(super) const DEFAULT_POLL: Duration = Duration::from_secs(1);
 /// The shortest and longest pause between polls, whatever the server advises.
 const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(50), Duration::from_secs(30));
+
+/// Waits before the next poll: `poll`, within [`POLL_BOUNDS`].
+pub(super) async fn pause(poll: Duration) {
+    tokio::time::sleep(poll.clamp(POLL_BOUNDS.0, POLL_BOUNDS.1)).await;
+}
+
+/// The polling pace a task (or its handle) advises in milliseconds under `member`
+/// (`pollIntervalMs`; `pollInterval` in 2025-11-25).
+pub(super) fn advised(task: &Value, member: &str) -> Option<Duration> {
+    task.get(member)
+        .and_then(Value::as_u64)
+        .map(Duration::from_millis)
+}
 
 /// What a `tools/call` made with [`Session::call_tool_as_task`] became.
 #[derive(Debug)]
@@ -122,7 +135,12 @@ impl Session {
                 let _ = sender.try_send(update);
             }
         };
-        let outcome = task.wait_polling(advised_poll(&handle), &mut report).await;
+        let outcome = task
+            .wait_polling(
+                advised(&handle, "pollIntervalMs").unwrap_or(DEFAULT_POLL),
+                &mut report,
+            )
+            .await;
         guard.disarm();
         outcome
     }
@@ -254,7 +272,7 @@ impl TaskHandle<'_> {
                 }
                 _ => {}
             }
-            tokio::time::sleep(poll.clamp(POLL_BOUNDS.0, POLL_BOUNDS.1)).await;
+            pause(poll).await;
         }
     }
 
@@ -332,13 +350,6 @@ pub(crate) fn task_id_of(result: &Value) -> Option<String> {
         .get("taskId")
         .and_then(Value::as_str)
         .map(str::to_owned)
-}
-
-fn advised_poll(handle: &Value) -> Duration {
-    handle
-        .get("pollIntervalMs")
-        .and_then(Value::as_u64)
-        .map_or(DEFAULT_POLL, Duration::from_millis)
 }
 
 /// Whether `method`'s result may be a task (the method table says).
