@@ -223,12 +223,11 @@ async fn run(
         .await
         .map_err(Error::msg)?;
     let (progress, mut updates) = mpsc::channel::<(crate::driver::Stream, String)>(16);
-    // Output always streams: a call may become a task while it runs, and a task shows it.
-    let progress = Some(progress);
     let is_code = matches!(job, Job::Code(_));
+    // Output always streams: a call may become a task while it runs, and a task shows it.
     let execute = async {
         let result = session
-            .execute(&job, timeout, progress.as_ref(), cx.cancelled())
+            .execute(&job, timeout, Some(&progress), cx.cancelled())
             .await;
         drop(progress);
         result
